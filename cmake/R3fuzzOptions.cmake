@@ -1,0 +1,28 @@
+# Project options and the r3fuzz_options INTERFACE target that every r3fuzz
+# library, executable and test links. Warnings, the language standard and mode
+# defines live here, never in global CMAKE_CXX_FLAGS.
+
+option(R3FUZZ_BUILD_TESTS "Build the unit tests, properties and end-to-end tests (needs GTest and rapidcheck)" ON)
+option(R3FUZZ_FUZZING "libFuzzer + ASan + UBSan build (clang only; fails fast otherwise)" OFF)
+set(R3FUZZ_CUDA "AUTO" CACHE STRING "Build CUDA targets: AUTO (when nvcc is found), ON (required), OFF")
+set_property(CACHE R3FUZZ_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${R3FUZZ_CUDA}" R3FUZZ_CUDA)
+if(NOT R3FUZZ_CUDA MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "r3fuzz: R3FUZZ_CUDA must be AUTO, ON or OFF, got '${R3FUZZ_CUDA}'")
+endif()
+
+# ccache, unless the user already chose a launcher.
+if(NOT DEFINED CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(R3FUZZ_CCACHE_PROGRAM ccache)
+  if(R3FUZZ_CCACHE_PROGRAM)
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${R3FUZZ_CCACHE_PROGRAM}")
+    message(STATUS "r3fuzz: using ccache: ${R3FUZZ_CCACHE_PROGRAM}")
+  endif()
+endif()
+
+add_library(r3fuzz_options INTERFACE)
+add_library(r3fuzz::options ALIAS r3fuzz_options)
+target_compile_features(r3fuzz_options INTERFACE cxx_std_20)
+set(CMAKE_CXX_EXTENSIONS OFF)
+target_compile_options(r3fuzz_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)

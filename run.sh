@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the default preset and runs the r3fuzz tool. With no arguments it runs
+# the main job below (paths relative to the repository root); with arguments it
+# passes them to r3fuzz unchanged, from the caller's directory.
+# Build output goes to stderr so that stdout carries only r3fuzz's output.
+set -euo pipefail
+
+DEFAULT_ARGS=(explain corpus/production/vllm-50874-gb200-tp2-dp2.json)
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BIN="$ROOT/build/default/fuzz/cli/r3fuzz"
+
+(
+  cd "$ROOT"
+  ./setup.sh
+  cmake --preset default
+  cmake --build --preset default -j2
+) >&2
+
+if [[ ! -x "$BIN" ]]; then
+  echo "run.sh: error: $BIN was not built (does fuzz/cli/CMakeLists.txt define it yet?)" >&2
+  exit 1
+fi
+
+if (($# == 0)); then
+  cd "$ROOT"
+  set -- "${DEFAULT_ARGS[@]}"
+fi
+exec "$BIN" "$@"

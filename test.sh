@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds and tests r3fuzz: host build + tests, the CUDA build when nvcc exists
+# (build only: the tests run on the host backend), and the fuzzing build with
+# its smoke tests (ctest label "fuzz"). Stops at the first failure.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+stage() { printf '\n===== test.sh: %s =====\n' "$*"; }
+
+stage "setup"
+./setup.sh
+
+stage "default: configure, build, test"
+cmake --preset default
+cmake --build --preset default -j2
+ctest --preset default
+
+NVCC="$(command -v nvcc || true)"
+[[ -z "$NVCC" && -x /usr/local/cuda/bin/nvcc ]] && NVCC=/usr/local/cuda/bin/nvcc
+if [[ -n "$NVCC" ]]; then
+  stage "cuda: configure, build ($NVCC)"
+  cmake --preset cuda -DCMAKE_CUDA_COMPILER="$NVCC"
+  cmake --build --preset cuda -j2
+else
+  stage "cuda: skipped: no nvcc found"
+fi
+
+stage "fuzz: configure, build, fuzz-labelled tests"
+cmake --preset fuzz
+cmake --build --preset fuzz -j2
+ctest --preset fuzz -L fuzz --no-tests=ignore
+
+stage "all stages passed"
