@@ -1,0 +1,79 @@
+#include <algorithm>
+
+#include "fuzz/oracle/judge.hpp"
+
+namespace r3 {
+namespace {
+
+std::string first_branch(const RankJudgement& rank) {
+  for (std::string_view b : rank.branches)
+    if (b == "error") return "error";
+  return rank.branches.empty() ? "none" : std::string(rank.branches.back());
+}
+
+bool capacity_short(Judgement& j, const Case& c, const Step& step) {
+  if (j.allocation.capture_rows < step.capture_rows_needed) {
+    j.detail = "capture buffer has " + std::to_string(j.allocation.capture_rows) + " rows, a rank runs " +
+               std::to_string(step.capture_rows_needed) + " tokens";
+    return true;
+  }
+  if (step.replay_rows_needed && j.allocation.replay_rows.value_or(0) < *step.replay_rows_needed) {
+    j.detail = "replay buffer has " + std::to_string(j.allocation.replay_rows.value_or(0)) + " rows, the " +
+               (c.path == Path::gathered ? "gathered batch" : "batch") + " the monolithic kernel processes has " +
+               std::to_string(*step.replay_rows_needed);
+    return true;
+  }
+  return false;
+}
+
+// A TP group whose ranks disagree on issuing the TP all-gather hangs in production.
+const RankJudgement* collective_mismatch(const Judgement& j, const Step& step) {
+  for (int d = 0; d < step.dp; ++d) {
+    const RankJudgement& lead = j.ranks[static_cast<size_t>(d * step.tp)];
+    for (int t = 1; t < step.tp; ++t) {
+      const RankJudgement& other = j.ranks[static_cast<size_t>(d * step.tp + t)];
+      if (other.tp_gathers != lead.tp_gathers) return &other;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void conclude(Judgement& j, const Case& c, const Step& step) {
+  auto settle = [&](Verdict v, Severity s, const RankJudgement* rank) {
+    j.verdict = v;
+    j.severity = s;
+    if (rank) {
+      j.branch = first_branch(*rank);
+      if (j.detail.empty()) j.detail = rank->detail;
+    }
+  };
+  const RankJudgement* lead = j.ranks.empty() ? nullptr : &j.ranks.front();
+  if (capacity_short(j, c, step)) return settle(Verdict::capacity, Severity::failure, lead);
+  if (step.rejection) {
+    const bool someone_rejected = std::any_of(j.ranks.begin(), j.ranks.end(), [](auto& r) { return r.rejected; });
+    if (someone_rejected) return settle(Verdict::pass, Severity::none, nullptr);
+    for (RankJudgement& r : j.ranks) {
+      r.verdict = Verdict::missed_reject;
+      r.detail = "accepted metadata the reference rejects: " + *step.rejection;
+    }
+    return settle(Verdict::missed_reject, Severity::failure, lead);
+  }
+  if (const RankJudgement* odd = collective_mismatch(j, step)) {
+    j.detail = "dp " + std::to_string(odd->dp) + ": tp 0 and tp " + std::to_string(odd->tp) +
+               " disagree on issuing the TP all-gather (a hang in production)";
+    return settle(Verdict::collective_mismatch, Severity::failure, odd);
+  }
+  const RankJudgement* first_failing = nullptr;
+  for (const RankJudgement& r : j.ranks) {
+    if (r.verdict == Verdict::pass) continue;
+    if (!first_failing) first_failing = &r;
+    // Only TP rank 0 publishes; overflows and raised errors hurt whichever rank hits them.
+    if (r.tp == 0 || r.verdict != Verdict::wrong_rows) return settle(r.verdict, Severity::failure, &r);
+  }
+  if (first_failing) return settle(first_failing->verdict, Severity::latent, first_failing);
+  settle(Verdict::pass, Severity::none, nullptr);
+}
+
+}  // namespace r3

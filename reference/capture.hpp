@@ -1,0 +1,78 @@
+// The seam between the harness and an implementation under test: what one rank's capture()
+// sees in one call, and what it decides. Policy models, the GPU pipeline and external
+// adapters all answer in these terms.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/layout.hpp"
+
+namespace r3 {
+
+struct BufferShape {
+  int64_t rows = 0;  // M
+  int layers = 0;    // L
+  int top_k = 0;     // K
+};
+
+// Everything vLLM's capture() can see on one rank in one call, plus what an engine could
+// pass a fixed capture (the call's row offset in the step and the DP chunk size).
+struct CaptureCall {
+  int dp_rank = 0;
+  int tp_rank = 0;
+  int dp_size = 1;
+  int tp_size = 1;
+  int64_t rows = 0;                     // n: rows of the routing tensor capture() receives
+  const DpMetadata* metadata = nullptr;  // null: no DP metadata
+  int layer = 0;
+  BufferShape capture_buffer;
+  int call_index = 0;
+  int call_count = 1;
+  int64_t row_offset = 0;  // micro-batch start or chunk start (0 on single-call steps)
+  int64_t chunk_size = 0;  // DP chunk size, 0 when the step is not chunked
+};
+
+// Copies rows [src_row, src_row + rows) of the received tensor (or of the TP all-gather of
+// the group's received tensors) into capture-buffer rows [dst_row, dst_row + rows) at the layer.
+struct Copy {
+  int64_t dst_row = 0;
+  int64_t src_row = 0;
+  int64_t rows = 0;
+  bool from_tp_gather = false;
+  bool operator==(const Copy&) const = default;
+};
+
+namespace branch {
+inline constexpr std::string_view single = "single";
+inline constexpr std::string_view naive_total = "naive_total";
+inline constexpr std::string_view local = "local";
+inline constexpr std::string_view gathered_shards = "gathered_shards";
+inline constexpr std::string_view sp_allgather = "sp_allgather";
+inline constexpr std::string_view skip = "skip";  // r3-fixed: a finished rank's placeholder chunk
+inline constexpr std::string_view error = "error";
+}  // namespace branch
+
+struct CaptureDecision {
+  std::string_view branch = branch::error;
+  bool rejected = false;
+  std::string error;  // the message raised, when rejected
+  std::vector<Copy> copies;
+
+  void clear() {
+    branch = branch::error;
+    rejected = false;
+    error.clear();
+    copies.clear();
+  }
+  void reject(std::string message) {
+    branch = branch::error;
+    rejected = true;
+    error = std::move(message);
+    copies.clear();
+  }
+};
+
+}  // namespace r3

@@ -1,0 +1,46 @@
+#include "reference/capturer.hpp"
+
+namespace r3 {
+
+const RowTensor& reference_source(const Call& call, const RankView& view) {
+  return call.tensors[static_cast<size_t>(view.tp_gathered >= 0 ? view.tp_gathered : view.received)];
+}
+
+std::vector<Copy> expected_copies(const Call& call, const RankView& view) {
+  std::vector<Copy> copies;
+  const bool tp_gather = view.tp_gathered >= 0;
+  int64_t row = 0;
+  for (const RowRun& run : reference_source(call, view).runs()) {
+    if (run.kind == RowKind::token && run.dp == view.dp) copies.push_back({run.first, row, run.length, tp_gather});
+    row += run.length;
+  }
+  return copies;
+}
+
+std::optional<RowRange> expected_source_range(const Call& call, const RankView& view) {
+  const std::vector<Copy> copies = expected_copies(call, view);
+  if (copies.empty()) return RowRange{0, 0};
+  for (size_t i = 1; i < copies.size(); ++i) {
+    if (copies[i].src_row != copies[i - 1].src_row + copies[i - 1].rows) return std::nullopt;
+  }
+  return RowRange{copies.front().src_row, copies.back().src_row + copies.back().rows};
+}
+
+CaptureCall capture_call_for(const Step& step, const Call& call, const RankView& view, const BufferShape& buffer) {
+  CaptureCall c;
+  c.dp_rank = view.dp;
+  c.tp_rank = view.tp;
+  c.dp_size = step.dp;
+  c.tp_size = step.tp;
+  c.rows = call.tensors[static_cast<size_t>(view.received)].rows();
+  c.metadata = call.metadata ? &*call.metadata : nullptr;
+  c.layer = step.layer;
+  c.capture_buffer = buffer;
+  c.call_index = call.index;
+  c.call_count = static_cast<int>(step.calls.size());
+  c.row_offset = call.row_offset;
+  c.chunk_size = call.chunk_size;
+  return c;
+}
+
+}  // namespace r3

@@ -1,0 +1,268 @@
+#include "reference/layout.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "reference/validate.hpp"
+
+namespace r3 {
+namespace {
+
+std::string list_text(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// Rows [from, to) of rank d's padded batch: the batch is tokens (d, lo .. lo+u), padded at
+// the tail with SP padding rows (numbered on from lo, like the tokens they follow).
+void append_padded(RowTensor& out, int d, int64_t lo, int64_t u, int64_t from, int64_t to) {
+  const int64_t token_end = std::min(to, u);
+  if (from < token_end) out.append({token_end - from, RowKind::token, d, lo + from});
+  const int64_t pad_begin = std::max(from, u);
+  if (pad_begin < to) out.append({to - pad_begin, RowKind::sp_padding, d, lo + pad_begin});
+}
+
+// A capture call where DP rank d carries tokens [lo_d, lo_d + u_d) (a whole step or a micro-batch).
+Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& batch, int64_t row_offset) {
+  const int D = s.dp, T = s.tp;
+  Call call;
+  call.index = index;
+  call.tokens = batch;
+  call.row_offset = row_offset;
+  std::vector<int64_t> u(batch.size());
+  for (size_t d = 0; d < batch.size(); ++d) u[d] = batch[d].size();
+  if (D > 1) {
+    call.metadata = DpMetadata{u, derive_local_sizes(u, T, s.sp)};
+    call.segments = derive_segments(u, T, s.sp);
+    call.gathered_rows = std::accumulate(call.metadata->local_sizes->begin(), call.metadata->local_sizes->end(),
+                                         int64_t{0});
+  }
+  auto shard = [&](int d) { return s.sp ? ceil_div(u[d], T) : u[d]; };
+  call.ranks.reserve(static_cast<size_t>(D) * T);
+  switch (s.path) {
+    case Path::single:
+    case Path::local: {
+      call.tensors.resize(D);
+      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u[d], 0, u[d]);
+      for (int d = 0; d < D; ++d)
+        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, d, -1});
+      break;
+    }
+    case Path::gathered: {
+      call.tensors.resize(1);
+      for (const Segment& g : call.segments) {
+        const int64_t from = s.sp ? g.tp * shard(g.dp) : 0;
+        append_padded(call.tensors[0], g.dp, batch[g.dp].lo, u[g.dp], from, from + g.rows);
+      }
+      for (int d = 0; d < D; ++d)
+        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, 0, -1});
+      break;
+    }
+    case Path::sp_shard: {
+      call.tensors.resize(static_cast<size_t>(D) * T + D);
+      for (int d = 0; d < D; ++d) {
+        const int64_t sd = shard(d);
+        for (int t = 0; t < T; ++t) {
+          append_padded(call.tensors[d * T + t], d, batch[d].lo, u[d], t * sd, (t + 1) * sd);
+          call.ranks.push_back({d, t, d * T + t, D * T + d});
+        }
+        append_padded(call.tensors[D * T + d], d, batch[d].lo, u[d], 0, T * sd);
+      }
+      break;
+    }
+  }
+  call.kernel_rows = s.path == Path::single ? u[0] : s.path == Path::gathered ? call.gathered_rows : 0;
+  return call;
+}
+
+// Spec 9.2: chunk c of a DP-chunked step (paths local and sp_shard).
+Call build_chunk_call(const Step& s, int c, int64_t C) {
+  const int D = s.dp, T = s.tp;
+  const int S = s.sp ? T : 1;
+  Call call;
+  call.index = c;
+  call.row_offset = c * C;
+  call.chunk_size = C;
+  std::vector<int64_t> local_sizes;
+  local_sizes.reserve(static_cast<size_t>(D) * S);
+  for (int d = 0; d < D; ++d) {
+    const int64_t rows = std::min(C, ceil_div(s.num_tokens_across_dp[d], S) - c * C);
+    for (int k = 0; k < S; ++k) local_sizes.push_back(rows <= 0 ? 1 : rows);
+  }
+  call.metadata = DpMetadata{s.num_tokens_across_dp, local_sizes};
+  call.gathered_rows = std::accumulate(local_sizes.begin(), local_sizes.end(), int64_t{0});
+  const bool shard_path = s.path == Path::sp_shard;
+  call.tensors.resize(shard_path ? static_cast<size_t>(D) * T + D : D);
+  for (int d = 0; d < D; ++d) {
+    const int64_t n = s.num_tokens_across_dp[d];
+    const int64_t N = shard_path ? ceil_div(n, T) : n;  // rows per (d, t) before chunking
+    const int64_t lo = c * C, hi = std::min(lo + C, N);
+    call.tokens.push_back(lo < N ? RowRange{lo, hi} : RowRange{lo, lo});
+    // Rows [a, b) of the rank's per-TP-rank rows, or the rerun of its last row once finished.
+    auto append_chunk = [&](RowTensor& out, int64_t base) {
+      if (lo < N) append_padded(out, d, 0, n, base + lo, base + hi);
+      else if (N > 0) append_padded(out, d, 0, n, base + N - 1, base + N);
+      else out.append({1, RowKind::placeholder, d, 0});
+    };
+    if (!shard_path) {
+      append_chunk(call.tensors[d], 0);
+      for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, d, -1});
+      continue;
+    }
+    for (int t = 0; t < T; ++t) {
+      append_chunk(call.tensors[d * T + t], t * N);
+      call.tensors[D * T + d].append_slice(call.tensors[d * T + t], {0, call.tensors[d * T + t].rows()});
+      call.ranks.push_back({d, t, d * T + t, D * T + d});
+    }
+  }
+  return call;
+}
+
+std::vector<Call> build_calls(const Case& c, const Step& s) {
+  std::vector<Call> calls;
+  const int D = s.dp;
+  if (c.dp_chunk) {
+    const int64_t C = *c.dp_chunk;
+    int64_t most = 0;
+    for (int64_t n : s.num_tokens_across_dp) most = std::max(most, s.sp ? ceil_div(n, s.tp) : n);
+    const int64_t chunks = ceil_div(most, C);
+    for (int64_t k = 0; k < chunks; ++k) calls.push_back(build_chunk_call(s, static_cast<int>(k), C));
+    return calls;
+  }
+  if (c.microbatches > 1) {
+    const int U = c.microbatches;
+    const int64_t P = s.num_tokens_across_dp[0];  // dp_max: every rank runs P
+    const int64_t q = P / U;
+    for (int i = 0; i < U; ++i) {
+      const int64_t lo = i * q, hi = i == U - 1 ? P : lo + q;
+      calls.push_back(build_batch_call(s, i, std::vector<RowRange>(D, RowRange{lo, hi}), lo));
+    }
+    return calls;
+  }
+  std::vector<RowRange> whole(D);
+  for (int d = 0; d < D; ++d) whole[d] = {0, s.num_tokens_across_dp[d]};
+  calls.push_back(build_batch_call(s, 0, whole, 0));
+  return calls;
+}
+
+// Applies a metadata override to the single call and records why the reference rejects it.
+void apply_override(const MetadataOverride& o, Step& s) {
+  Call& call = s.calls.front();
+  DpMetadata given = call.metadata.value_or(DpMetadata{s.num_tokens_across_dp, std::nullopt});
+  if (o.num_tokens_across_dp) given.num_tokens_across_dp = *o.num_tokens_across_dp;
+  if (o.local_sizes_given) given.local_sizes = o.local_sizes;
+  auto reject = [&](std::string why) {
+    if (!s.rejection) s.rejection = std::move(why);
+  };
+  if (!call.metadata) {
+    reject("metadata: a single-rank step (dp 1) has no DP metadata, yet the override gives some");
+  } else {
+    const auto& want_n = call.metadata->num_tokens_across_dp;
+    const auto& got_n = given.num_tokens_across_dp;
+    if (got_n.size() != want_n.size()) {
+      reject("metadata.num_tokens_across_dp: has " + std::to_string(got_n.size()) + " entries for dp " +
+             std::to_string(s.dp));
+    } else {
+      for (size_t d = 0; d < got_n.size(); ++d)
+        if (got_n[d] != want_n[d])
+          reject("metadata.num_tokens_across_dp[" + std::to_string(d) + "] = " + std::to_string(got_n[d]) +
+                 ", but rank " + std::to_string(d) + " runs " + std::to_string(want_n[d]) + " rows");
+    }
+    const auto& want_l = *call.metadata->local_sizes;
+    if (!given.local_sizes) {
+      reject("metadata.local_sizes: unset on a step with DP metadata (the layout gives " + list_text(want_l) + ")");
+    } else if (given.local_sizes->size() != want_l.size()) {
+      reject("metadata.local_sizes: has " + std::to_string(given.local_sizes->size()) + " entries, the layout has " +
+             std::to_string(want_l.size()) + (s.sp ? " (dp*tp with sp)" : " (dp without sp)"));
+    } else {
+      for (size_t i = 0; i < want_l.size(); ++i)
+        if ((*given.local_sizes)[i] != want_l[i])
+          reject("metadata.local_sizes[" + std::to_string(i) + "] = " + std::to_string((*given.local_sizes)[i]) +
+                 ", the layout gives " + std::to_string(want_l[i]));
+    }
+  }
+  call.metadata = std::move(given);
+}
+
+}  // namespace
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
+  std::vector<int64_t> n = c.tokens;
+  const int64_t most = n.empty() ? 0 : *std::max_element(n.begin(), n.end());
+  switch (c.padding.mode) {
+    case PaddingMode::none:
+      break;
+    case PaddingMode::dp_max:
+      std::fill(n.begin(), n.end(), most);
+      break;
+    case PaddingMode::cudagraph: {
+      const auto& sizes = c.padding.cudagraph_sizes;
+      auto bucket = std::lower_bound(sizes.begin(), sizes.end(), most);
+      if (bucket != sizes.end()) std::fill(n.begin(), n.end(), *bucket);  // else eager: no padding
+      break;
+    }
+  }
+  return n;
+}
+
+std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp) {
+  if (!sp) return n;
+  std::vector<int64_t> sizes;
+  sizes.reserve(n.size() * static_cast<size_t>(tp));
+  for (int64_t count : n) sizes.insert(sizes.end(), static_cast<size_t>(tp), ceil_div(count, tp));
+  return sizes;
+}
+
+std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp) {
+  std::vector<Segment> segments;
+  int64_t offset = 0;
+  for (size_t d = 0; d < n.size(); ++d) {
+    const int di = static_cast<int>(d);
+    if (!sp) {
+      segments.push_back({di, 0, di, offset, n[d], n[d], 0});
+      offset += n[d];
+      continue;
+    }
+    const int64_t s = ceil_div(n[d], tp);
+    for (int t = 0; t < tp; ++t) {
+      const int64_t tokens = std::clamp<int64_t>(n[d] - t * s, 0, s);
+      segments.push_back({di, t, di * tp + t, offset, s, tokens, s - tokens});
+      offset += s;
+    }
+  }
+  return segments;
+}
+
+Result<Step> derive_step(const Case& c) {
+  R3_TRY_STATUS(validate(c));
+  Step s;
+  s.dp = c.topology.dp;
+  s.tp = c.topology.tp;
+  s.sp = c.topology.sp;
+  s.path = c.path;
+  s.layer = c.layer;
+  s.max_num_tokens = c.max_num_tokens;
+  s.real_tokens = c.tokens;
+  s.num_tokens_across_dp = derive_num_tokens_across_dp(c);
+  if (s.sp)
+    for (int64_t n : s.num_tokens_across_dp) s.shard_rows.push_back(ceil_div(n, s.tp));
+  if (s.dp > 1) {
+    s.local_sizes = derive_local_sizes(s.num_tokens_across_dp, s.tp, s.sp);
+    s.segments = derive_segments(s.num_tokens_across_dp, s.tp, s.sp);
+    s.gathered_rows = std::accumulate(s.local_sizes->begin(), s.local_sizes->end(), int64_t{0});
+  }
+  s.capture_rows_needed = *std::max_element(s.num_tokens_across_dp.begin(), s.num_tokens_across_dp.end());
+  s.calls = build_calls(c, s);
+  if (c.monolithic) {
+    int64_t most = 0;
+    for (const Call& call : s.calls) most = std::max(most, call.kernel_rows);
+    s.replay_rows_needed = most;
+  }
+  if (c.metadata) apply_override(*c.metadata, s);
+  return s;
+}
+
+}  // namespace r3

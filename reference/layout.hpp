@@ -1,0 +1,89 @@
+// Layout derivation (spec sections 1 to 5 and 9): from a case to the step every rank runs,
+// as a sequence of capture calls, each with its DP metadata and the tensor each (d, t) receives.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/rows.hpp"
+
+namespace r3 {
+
+// DP metadata as capture() sees it during one call.
+struct DpMetadata {
+  std::vector<int64_t> num_tokens_across_dp;
+  std::optional<std::vector<int64_t>> local_sizes;  // nullopt: unset
+};
+
+// One contribution to the all-gatherv: group rank `group_rank` (d*T+t with SP, d without).
+struct Segment {
+  int dp = 0;
+  int tp = 0;  // 0 when SP is off (the DP group has one member per DP rank)
+  int group_rank = 0;
+  int64_t offset = 0;        // first row in the gathered tensor
+  int64_t rows = 0;          // local_sizes[group_rank]
+  int64_t token_rows = 0;    // rows holding tokens of rank dp
+  int64_t padding_rows = 0;  // SP tail padding
+};
+
+// What one (d, t) receives in one call.
+struct RankView {
+  int dp = 0;
+  int tp = 0;
+  int received = 0;      // index into Call::tensors: the tensor capture() is given
+  int tp_gathered = -1;  // index into Call::tensors: the TP all-gather of the group's shards (sp_shard only)
+};
+
+struct Call {
+  int index = 0;
+  std::optional<DpMetadata> metadata;  // nullopt: no DP metadata (D = 1)
+  std::vector<RowRange> tokens;        // per DP rank: token indices this call carries (before the SP split)
+  int64_t row_offset = 0;              // first step row of this call (micro-batch start, chunk start)
+  int64_t chunk_size = 0;              // C when DP chunking, else 0
+  std::vector<Segment> segments;       // the gathered layout of this call, when there is DP metadata
+  int64_t gathered_rows = 0;           // sum of local_sizes (0 without DP metadata)
+  int64_t kernel_rows = 0;             // rows a monolithic kernel processes in this call
+  std::vector<RowTensor> tensors;
+  std::vector<RankView> ranks;         // D*T views, DP-major
+};
+
+struct Step {
+  int dp = 1;
+  int tp = 1;
+  bool sp = false;
+  Path path = Path::single;
+  int layer = 0;
+  int64_t max_num_tokens = 0;
+  std::vector<int64_t> real_tokens;
+  std::vector<int64_t> num_tokens_across_dp;  // n_d: the counts ranks run with (derived, never overridden)
+  std::vector<int64_t> shard_rows;            // s_d = ceil(n_d / T) when SP is on, else empty
+  std::optional<std::vector<int64_t>> local_sizes;  // whole-step local_sizes (nullopt when D = 1)
+  std::vector<Segment> segments;              // whole-step gathered layout
+  int64_t gathered_rows = 0;
+  int64_t capture_rows_needed = 0;            // max n_d
+  std::optional<int64_t> replay_rows_needed;  // monolithic cases: most rows the kernel processes in one call
+  std::vector<Call> calls;
+  // Set when the case's metadata override disagrees with its layout: every implementation
+  // must then reject the step. Holds the reason, naming the field.
+  std::optional<std::string> rejection;
+};
+
+int64_t ceil_div(int64_t a, int64_t b);
+
+// Spec section 1: the counts each rank runs the model with.
+std::vector<int64_t> derive_num_tokens_across_dp(const Case& c);
+
+// Spec section 2: local_sizes for counts n (SP repeats ceil(n_d/T) T times).
+std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp);
+
+// Spec section 4: the gathered segments for counts n.
+std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp);
+
+// Everything above plus the calls. The case must be valid (validate() first); this checks it again.
+Result<Step> derive_step(const Case& c);
+
+}  // namespace r3

@@ -1,0 +1,20 @@
+// The ranges a case may take. Wide enough for any deployment we know of (D*T up to
+// thousands of ranks, M up to 16M rows), narrow enough that no derived count overflows int64.
+#pragma once
+
+#include <cstdint>
+
+namespace r3::limits {
+
+inline constexpr int kMaxDp = 1024;
+inline constexpr int kMaxTp = 64;
+inline constexpr int kMaxLayers = 1024;
+inline constexpr int kMaxTopK = 64;
+inline constexpr int kMaxExperts = 1 << 20;
+inline constexpr int64_t kMaxRows = int64_t{1} << 24;  // M, tokens, cudagraph sizes, chunk size
+inline constexpr int kMaxCudagraphSizes = 1024;
+inline constexpr int kMaxMicrobatches = 16;
+inline constexpr int64_t kMaxChunks = 4096;
+inline constexpr int kMaxMetadataEntries = kMaxDp * kMaxTp;
+
+}  // namespace r3::limits

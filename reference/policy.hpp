@@ -1,0 +1,43 @@
+// A capture policy: a model of an engine's capture decision, taken from shapes alone, plus
+// the buffers that engine version allocates. Policies are symbolic implementations: the
+// harness can judge them on production sizes without moving a byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "reference/capture.hpp"
+#include "reference/case.hpp"
+
+namespace r3 {
+
+// The buffers an implementation allocates for a case's engine configuration.
+struct Allocation {
+  int64_t capture_rows = 0;                // rows of the [rows, L, K] capture buffer
+  std::optional<int64_t> replay_rows;      // monolithic replay buffer rows; nullopt when none
+  int replay_bits = 16;                    // storage width of replay ids (int16 in vLLM)
+};
+
+class CapturePolicy {
+ public:
+  virtual ~CapturePolicy() = default;
+  virtual std::string_view name() const = 0;
+  virtual Allocation allocate(const Case& c) const = 0;
+  // Fills `out` (cleared first by the caller) with the copies or the rejection.
+  virtual void decide(const CaptureCall& call, CaptureDecision& out) const = 0;
+};
+
+// vLLM after PR #50874 (spec section 7).
+std::unique_ptr<CapturePolicy> make_vllm_50874_policy();
+// vLLM before PR #50874: only the naive gathered layout, replay buffer of M rows.
+std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy();
+// The proposed fix: correct on every path of the model (spec sections 7 to 9).
+std::unique_ptr<CapturePolicy> make_r3_fixed_policy();
+
+// Replay buffer rows under vLLM's sizing after #50874: M * (D*T if EP else D).
+int64_t dispatch_group_replay_rows(const Case& c);
+
+}  // namespace r3

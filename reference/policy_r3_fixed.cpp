@@ -1,0 +1,142 @@
+// r3-fixed: the capture decision this project proposes. It differs from vLLM's in three
+// ways, each closing a finding: it writes a call's rows at the call's offset in the step
+// (micro-batches and DP chunks no longer overwrite each other), it tells an SP shard from a
+// whole batch by the shape of local_sizes rather than by the row count (a one-row shard on
+// TP rank > 0 is no longer taken for the batch), and it sizes its buffers for the largest
+// step the engine can run (CUDA-graph buckets above M, SP padding).
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "reference/layout.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+namespace {
+
+std::string text(int64_t v) { return std::to_string(v); }
+
+class R3Fixed final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "r3-fixed"; }
+
+  Allocation allocate(const Case& c) const override {
+    int64_t most = c.max_num_tokens;
+    if (c.padding.mode == PaddingMode::cudagraph) most = std::max(most, c.padding.cudagraph_sizes.back());
+    Allocation a;
+    a.capture_rows = most;
+    if (c.monolithic) {
+      const int64_t per_rank = c.topology.sp ? c.topology.tp * ceil_div(most, c.topology.tp) : most;
+      a.replay_rows = per_rank * c.topology.dp;
+    }
+    a.replay_bits = c.model.experts <= 32768 ? 16 : 32;
+    return a;
+  }
+
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    if (call.layer < 0 || call.layer >= call.capture_buffer.layers) {
+      return out.reject("layer " + text(call.layer) + " outside [0, " + text(call.capture_buffer.layers) + ")");
+    }
+    if (call.metadata == nullptr) {
+      if (call.dp_size != 1) return out.reject("no DP metadata on a step with dp_size " + text(call.dp_size));
+      return write(branch::single, call, {call.row_offset, 0, call.rows, false}, out);
+    }
+    const auto& across = call.metadata->num_tokens_across_dp;
+    const auto& sizes = call.metadata->local_sizes;
+    const int D = call.dp_size;
+    if (static_cast<int>(across.size()) != D) {
+      return out.reject("num_tokens_across_dp has " + text(static_cast<int64_t>(across.size())) +
+                        " entries for dp_size " + text(D));
+    }
+    if (!sizes) return out.reject("local_sizes unset on a step with DP metadata");
+    const int per_rank = sizes->size() == static_cast<size_t>(D) ? 1
+                         : sizes->size() == static_cast<size_t>(D) * call.tp_size ? call.tp_size
+                                                                                    : 0;
+    if (per_rank == 0) {
+      return out.reject("local_sizes has " + text(static_cast<int64_t>(sizes->size())) + " entries, expected dp_size " +
+                        text(D) + " or dp_size*tp_size " + text(int64_t{D} * call.tp_size));
+    }
+    for (int i = 0; i < D; ++i) {
+      const int64_t want = expected_local_size(across[i], per_rank, call);
+      for (int k = 0; k < per_rank; ++k) {
+        const int64_t got = (*sizes)[static_cast<size_t>(i * per_rank + k)];
+        if (got != want) {
+          return out.reject("local_sizes[" + text(i * per_rank + k) + "] = " + text(got) + " disagrees with " +
+                            "num_tokens_across_dp[" + text(i) + "] = " + text(across[i]) + " (expected " +
+                            text(want) + ")");
+        }
+      }
+    }
+    const bool sp = per_rank > 1;
+    return call.chunk_size > 0 ? decide_chunk(call, across, sp, out) : decide_batch(call, across, *sizes, sp, out);
+  }
+
+ private:
+  static int64_t expected_local_size(int64_t n, int per_rank, const CaptureCall& call) {
+    const int64_t rows = ceil_div(n, per_rank);
+    if (call.chunk_size == 0) return rows;
+    const int64_t left = std::min(call.chunk_size, rows - call.row_offset);
+    return left <= 0 ? 1 : left;
+  }
+
+  static void write(std::string_view name, const CaptureCall& call, Copy copy, CaptureDecision& out) {
+    if (copy.dst_row + copy.rows > call.capture_buffer.rows) {
+      return out.reject("capture buffer holds " + text(call.capture_buffer.rows) + " rows, rows [" +
+                        text(copy.dst_row) + ", " + text(copy.dst_row + copy.rows) + ") to write");
+    }
+    out.branch = name;
+    if (copy.rows > 0) out.copies.push_back(copy);
+  }
+
+  // A whole step or one micro-batch: the call carries tokens [row_offset, row_offset + n_d).
+  static void decide_batch(const CaptureCall& call, const std::vector<int64_t>& across,
+                           const std::vector<int64_t>& sizes, bool sp, CaptureDecision& out) {
+    const size_t d = static_cast<size_t>(call.dp_rank);
+    const int64_t n = call.rows, n_d = across[d];
+    const int64_t gathered = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+    const size_t per_rank = sp ? static_cast<size_t>(call.tp_size) : 1;
+    if (n == gathered) {
+      const int64_t start = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(d * per_rank),
+                                            int64_t{0});
+      return write(branch::gathered_shards, call, {call.row_offset, start, n_d, false}, out);
+    }
+    if (sp && n == ceil_div(n_d, call.tp_size)) {
+      return write(branch::sp_allgather, call, {call.row_offset, 0, n_d, true}, out);
+    }
+    if (!sp && n == n_d) return write(branch::local, call, {call.row_offset, 0, n_d, false}, out);
+    out.reject("routed experts have " + text(n) + " rows; expected " + text(gathered) + " (gathered) or " +
+               (sp ? text(ceil_div(n_d, call.tp_size)) + " (this TP rank's SP shard)" : text(n_d) + " (this DP rank)"));
+  }
+
+  // DP chunk: rows [row_offset, row_offset + C) of each TP rank's rows, or a finished rank's rerun.
+  static void decide_chunk(const CaptureCall& call, const std::vector<int64_t>& across, bool sp,
+                           CaptureDecision& out) {
+    const int64_t n_d = across[static_cast<size_t>(call.dp_rank)];
+    const int64_t per_tp = sp ? ceil_div(n_d, call.tp_size) : n_d;
+    const int64_t lo = call.row_offset;
+    if (lo >= per_tp) {
+      if (call.rows != 1) return out.reject("a finished rank sends 1 placeholder row, got " + text(call.rows));
+      out.branch = branch::skip;
+      return;
+    }
+    const int64_t rows = std::min(call.chunk_size, per_tp - lo);
+    if (call.rows != rows) {
+      return out.reject("DP chunk at row " + text(lo) + " has " + text(call.rows) + " rows, expected " + text(rows));
+    }
+    if (!sp) return write(branch::local, call, {lo, 0, rows, false}, out);
+    // The TP all-gather returns each TP rank's chunk in turn; shard t starts at padded row t*per_tp.
+    out.branch = branch::sp_allgather;
+    for (int t = 0; t < call.tp_size; ++t) {
+      const int64_t first = t * per_tp + lo;
+      const int64_t tokens = std::clamp<int64_t>(n_d - first, 0, rows);
+      if (tokens > 0) write(branch::sp_allgather, call, {first, t * rows, tokens, true}, out);
+      if (out.rejected) return;
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CapturePolicy> make_r3_fixed_policy() { return std::make_unique<R3Fixed>(); }
+
+}  // namespace r3

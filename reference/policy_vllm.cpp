@@ -1,0 +1,117 @@
+// Models of vLLM's routed-experts capture decision (spec section 7). They see only what
+// capture() sees; the harness supplies the tensor, these choose which rows to keep.
+#include <numeric>
+#include <string>
+
+#include "reference/layout.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+namespace {
+
+int64_t sum(const std::vector<int64_t>& v, size_t begin, size_t end) {
+  return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(begin), v.begin() + static_cast<std::ptrdiff_t>(end),
+                         int64_t{0});
+}
+
+// vLLM writes capture_buffer[0:n_d, layer]; torch raises on a layer or row count the buffer lacks.
+bool check_buffer(const CaptureCall& call, int64_t rows, CaptureDecision& out) {
+  if (call.layer >= call.capture_buffer.layers) {
+    out.reject("layer " + std::to_string(call.layer) + " out of range for a capture buffer of " +
+               std::to_string(call.capture_buffer.layers) + " layers");
+    return false;
+  }
+  if (rows > call.capture_buffer.rows) {
+    out.reject("capture buffer holds " + std::to_string(call.capture_buffer.rows) + " rows, " + std::to_string(rows) +
+               " to write");
+    return false;
+  }
+  return true;
+}
+
+void copy_rows(std::string_view branch, const CaptureCall& call, int64_t src, int64_t rows, bool tp_gather,
+               CaptureDecision& out) {
+  if (!check_buffer(call, rows, out)) return;
+  out.branch = branch;
+  out.copies.push_back({0, src, rows, tp_gather});
+}
+
+class Vllm50874 final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "vllm-50874"; }
+
+  Allocation allocate(const Case& c) const override {
+    Allocation a;
+    a.capture_rows = c.max_num_tokens;
+    if (c.monolithic) a.replay_rows = dispatch_group_replay_rows(c);
+    return a;
+  }
+
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    const int64_t n = call.rows;
+    if (call.metadata == nullptr) return copy_rows(branch::single, call, 0, n, false, out);
+    const auto& across = call.metadata->num_tokens_across_dp;
+    const size_t d = static_cast<size_t>(call.dp_rank);
+    if (d >= across.size()) {
+      return out.reject("num_tokens_across_dp has " + std::to_string(across.size()) + " entries, no entry for dp_rank " +
+                        std::to_string(d));
+    }
+    const int64_t total = sum(across, 0, across.size());
+    const int64_t n_d = across[d];
+    if (n == total) return copy_rows(branch::naive_total, call, sum(across, 0, d), n_d, false, out);
+    if (n == n_d) return copy_rows(branch::local, call, 0, n_d, false, out);
+    const auto& sizes = call.metadata->local_sizes;
+    if (sizes && n == sum(*sizes, 0, sizes->size())) {
+      if (sizes->size() % across.size() != 0) {
+        return out.reject("len(local_sizes) = " + std::to_string(sizes->size()) + " is not a multiple of dp_size " +
+                          std::to_string(across.size()));
+      }
+      const size_t per_rank = sizes->size() / across.size();
+      return copy_rows(branch::gathered_shards, call, sum(*sizes, 0, d * per_rank), n_d, false, out);
+    }
+    if (call.tp_size > 1 && n != n_d && n == ceil_div(n_d, call.tp_size)) {
+      return copy_rows(branch::sp_allgather, call, 0, n_d, true, out);
+    }
+    out.reject("routed experts have " + std::to_string(n) + " rows; expected " + std::to_string(total) +
+               " (all DP ranks), " + std::to_string(n_d) + " (this DP rank)" +
+               (sizes ? ", " + std::to_string(sum(*sizes, 0, sizes->size())) + " (sum of local_sizes)" : "") +
+               (call.tp_size > 1 ? " or " + std::to_string(ceil_div(n_d, call.tp_size)) + " (one SP shard)" : ""));
+  }
+};
+
+class VllmPre50874 final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "vllm-pre-50874"; }
+
+  Allocation allocate(const Case& c) const override {
+    Allocation a;
+    a.capture_rows = c.max_num_tokens;
+    if (c.monolithic) a.replay_rows = c.max_num_tokens;  // sized per rank
+    return a;
+  }
+
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    const int64_t n = call.rows;
+    if (call.metadata == nullptr) return copy_rows(branch::single, call, 0, n, false, out);
+    const auto& across = call.metadata->num_tokens_across_dp;
+    const size_t d = static_cast<size_t>(call.dp_rank);
+    const int64_t total = sum(across, 0, across.size());
+    if (d >= across.size() || n != total) {
+      return out.reject("assert total == n failed: routed experts have " + std::to_string(n) +
+                        " rows, num_tokens_across_dp sums to " + std::to_string(total));
+    }
+    copy_rows(branch::naive_total, call, sum(across, 0, d), across[d], false, out);
+  }
+};
+
+}  // namespace
+
+int64_t dispatch_group_replay_rows(const Case& c) {
+  const int64_t group = c.topology.ep ? int64_t{c.topology.dp} * c.topology.tp : c.topology.dp;
+  return c.max_num_tokens * group;
+}
+
+std::unique_ptr<CapturePolicy> make_vllm_50874_policy() { return std::make_unique<Vllm50874>(); }
+std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy() { return std::make_unique<VllmPre50874>(); }
+
+}  // namespace r3
