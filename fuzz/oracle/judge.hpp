@@ -5,6 +5,7 @@
 
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/case.hpp"
+#include "reference/implementation.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
 
@@ -12,6 +13,13 @@ namespace r3 {
 
 // Judges a policy from shapes alone: its decisions are applied to row ranges, not data.
 Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name);
+
+// Judges an implementation's concrete run: every buffer it returned is compared whole,
+// guard rows included, against the reference image (capture rows [0, n_d) of the layer hold
+// tokens (d, 0..n_d-1), every other row and layer untouched; replay rows hold the routing of
+// every row the kernel processed). A malformed outcome (wrong rank count or buffer shape) is
+// an adapter_error naming what is wrong.
+Judgement judge_concrete(const Case& c, const Step& step, const ConcreteOutcome& outcome, std::string_view impl_name);
 
 // The case-level verdict from rank verdicts (shared by the symbolic and concrete judges), in
 // design.md's order: capacity, then a missed rejection, then a collective mismatch, then the

@@ -1,0 +1,95 @@
+// A differential campaign: generated cases, every selected implementation judged on each,
+// failures deduplicated by signature and written to disk as they are found.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/generate/generator.hpp"
+#include "fuzz/oracle/verdict.hpp"
+#include "reference/implementation.hpp"
+
+namespace r3 {
+
+struct CampaignOptions {
+  uint64_t seed = 1;
+  std::optional<int64_t> max_cases;   // stop after this many cases
+  std::optional<double> max_seconds;  // or after this long (whichever comes first)
+  Mode mode = Mode::mixed;
+  GeneratorOptions generator;
+  std::string out_dir = "r3fuzz-out";  // where failing cases go; empty: nowhere
+  bool strict = false;                 // latent findings fail the campaign too
+};
+
+struct Finding {
+  Signature signature;
+  Severity severity = Severity::failure;
+  std::string detail;
+  Case c;                   // as written: shrunk when a shrinker ran, with "expect" and "note" set
+  uint64_t case_index = 0;  // the generated case that first showed it
+  JudgeMode judged_as = JudgeMode::symbolic;
+  int64_t occurrences = 1;  // cases with this signature
+  std::string file;         // "" when nothing was written
+};
+
+// Issue 6's shrinker plugs in here: given a failing case, return a smaller case with the
+// same signature for the same implementation (or the case unchanged). Called once per
+// unique failure, before the case is written.
+using ShrinkHook = std::function<Case(const Case& failing, const Implementation& impl, const Signature& signature)>;
+
+struct CampaignProgress {
+  int64_t cases = 0;
+  size_t unique_failures = 0;
+  double elapsed_seconds = 0;
+};
+
+struct CampaignHooks {
+  ShrinkHook shrink;                                         // empty: report cases as found
+  std::function<void(const CampaignProgress&)> on_progress;  // a few times a second
+  const std::atomic<bool>* stop = nullptr;                   // set (by SIGINT): stop after the current case
+};
+
+// Counts of generated cases and judgements. Keys are stable words, so the report is deterministic.
+struct Distribution {
+  std::map<std::string, int64_t> path, padding, sp, size, calls;
+  std::map<std::string, std::map<std::string, int64_t>> branch;   // per implementation
+  std::map<std::string, std::map<std::string, int64_t>> verdict;  // per implementation: "pass", "capacity (failure)"
+  std::map<std::string, int64_t> judged;                          // "concrete", "symbolic", "skipped"
+};
+
+// Wall-clock figures: not reproducible, so reports leave them out unless asked.
+struct CampaignTiming {
+  double elapsed_seconds = 0;
+  std::map<std::string, double> first_failure_seconds;    // per implementation
+  std::map<std::string, int64_t> first_failure_cases;     // cases run until then, per implementation
+};
+
+struct CampaignReport {
+  CampaignOptions options;
+  std::vector<std::string> implementations;
+  int64_t cases = 0;
+  bool interrupted = false;
+  Distribution distribution;
+  std::vector<Finding> findings;  // in order of discovery
+  CampaignTiming timing;
+  bool failed() const;            // any failure, or any latent finding under --strict
+  int exit_code() const { return failed() ? 1 : 0; }
+};
+
+// File name of a finding: its signature with '/' turned into '-'.
+std::string finding_file_name(const Signature& signature);
+
+// Runs the campaign. Errors: a failing case could not be written, or (a bug in r3fuzz) the
+// generator produced an invalid case.
+Result<CampaignReport> run_campaign(const CampaignOptions& options,
+                                    const std::vector<std::unique_ptr<Implementation>>& impls,
+                                    const CampaignHooks& hooks = {});
+
+}  // namespace r3

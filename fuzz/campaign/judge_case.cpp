@@ -1,0 +1,71 @@
+#include "fuzz/campaign/judge_case.hpp"
+
+#include "fuzz/oracle/judge.hpp"
+#include "reference/provenance.hpp"
+
+namespace r3 {
+
+std::string_view to_string(Mode mode) {
+  switch (mode) {
+    case Mode::concrete: return "concrete";
+    case Mode::symbolic: return "symbolic";
+    case Mode::mixed: return "mixed";
+  }
+  return "?";
+}
+
+std::string_view to_string(JudgeMode mode) { return mode == JudgeMode::concrete ? "concrete" : "symbolic"; }
+
+Result<Mode> parse_mode(std::string_view text) {
+  for (Mode m : {Mode::concrete, Mode::symbolic, Mode::mixed})
+    if (text == to_string(m)) return m;
+  return Error{"--mode: \"" + std::string(text) + "\" is not one of concrete, symbolic, mixed"};
+}
+
+bool fits_concrete(const Case& c) {
+  return c.max_num_tokens <= kConcreteMaxTokens && int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks &&
+         provenance_fits(c);
+}
+
+std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl, const Case& c) {
+  const bool symbolic = impl.policy() != nullptr;
+  const bool concrete = fits_concrete(c);
+  switch (mode) {
+    case Mode::concrete: return concrete ? std::optional(JudgeMode::concrete) : std::nullopt;
+    case Mode::symbolic:
+      if (symbolic) return JudgeMode::symbolic;
+      return concrete ? std::optional(JudgeMode::concrete) : std::nullopt;
+    case Mode::mixed:
+      if (concrete) return JudgeMode::concrete;
+      return symbolic ? std::optional(JudgeMode::symbolic) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode) {
+  if (mode == JudgeMode::symbolic) {
+    R3_CHECK(impl.policy() != nullptr, "symbolic judging needs a policy");
+    return judge_symbolic(c, step, *impl.policy(), impl.name());
+  }
+  Result<ConcreteOutcome> outcome = impl.run_concrete(c, step);
+  if (!outcome.ok()) {
+    Judgement j;
+    j.impl = impl.name();
+    j.verdict = Verdict::adapter_error;
+    j.severity = Severity::failure;
+    j.branch = "none";
+    j.detail = j.impl + " failed to run: " + outcome.error().message;
+    return j;
+  }
+  return judge_concrete(c, step, *outcome, impl.name());
+}
+
+std::string branch_taken(const Judgement& j) {
+  if (!j.branch.empty()) return j.branch;
+  if (j.ranks.empty() || j.ranks.front().branches.empty()) return "none";
+  for (std::string_view b : j.ranks.front().branches)
+    if (b == branch::error) return std::string(branch::error);
+  return std::string(j.ranks.front().branches.back());
+}
+
+}  // namespace r3

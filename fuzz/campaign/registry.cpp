@@ -1,0 +1,62 @@
+#include "fuzz/campaign/registry.hpp"
+
+#include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+namespace {
+
+using Made = Result<std::unique_ptr<Implementation>>;
+
+// A policy model takes no options: it has no backend, and its faults are other policies.
+auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
+  return [make_policy](std::string_view, const ImplementationOptions& o) -> Made {
+    auto policy = make_policy();
+    const std::string name(policy->name());
+    if (!o.backend.empty()) return Error{"--backend: " + name + " is a policy model and has no backend"};
+    if (!o.fault.empty()) return Error{"--fault: " + name + " is a policy model and takes no fault"};
+    return std::unique_ptr<Implementation>(std::make_unique<PolicyImplementation>(std::move(policy)));
+  };
+}
+
+bool is_prefix_entry(std::string_view name) { return !name.empty() && name.back() == ':'; }
+
+}  // namespace
+
+const std::vector<RegisteredImplementation>& registered_implementations() {
+  static const std::vector<RegisteredImplementation> entries = {
+      {"vllm-50874", "vLLM's capture policy after PR #50874 (model)", policy_entry(make_vllm_50874_policy)},
+      {"vllm-pre-50874", "vLLM's capture policy before PR #50874 (model)", policy_entry(make_vllm_pre_50874_policy)},
+      {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
+  };
+  return entries;
+}
+
+Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spec, const ImplementationOptions& options) {
+  for (const RegisteredImplementation& entry : registered_implementations()) {
+    if (is_prefix_entry(entry.name)) {
+      if (spec.substr(0, entry.name.size()) != entry.name) continue;
+      const std::string_view argument = spec.substr(entry.name.size());
+      if (argument.empty()) {
+        return Error{"--impl " + std::string(spec) + ": needs an argument after '" + std::string(entry.name) + "'"};
+      }
+      return entry.make(argument, options);
+    }
+    if (spec == entry.name) return entry.make({}, options);
+  }
+  return Error{"--impl " + std::string(spec) + ": unknown implementation; known: " + known_implementation_names()};
+}
+
+std::vector<std::string> default_implementation_names() { return {"vllm-50874", "vllm-pre-50874"}; }
+
+std::string known_implementation_names() {
+  std::string text;
+  for (const RegisteredImplementation& entry : registered_implementations()) {
+    if (!text.empty()) text += ", ";
+    text += entry.name;
+    if (is_prefix_entry(entry.name)) text += "COMMAND";
+  }
+  return text;
+}
+
+}  // namespace r3

@@ -1,0 +1,42 @@
+// Implementations under test, by name. Each entry builds one implementation from its name
+// (and, for prefixed entries such as "external:COMMAND", the text after the prefix) plus the
+// options a command line may set. Adding an implementation is one line in registry.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/error.hpp"
+#include "reference/implementation.hpp"
+
+namespace r3 {
+
+// Options an implementation may take; each entry rejects options it has no use for.
+struct ImplementationOptions {
+  std::string backend;  // gpu: which all-gather backend runs ("" = its default)
+  std::string fault;    // a named fault to inject ("" = none)
+};
+
+struct RegisteredImplementation {
+  std::string_view name;     // exact name, or a prefix ending in ':' that takes an argument
+  std::string_view summary;  // one line for --help and error messages
+  // Builds it; `argument` is the text after a prefix entry's ':' (empty otherwise).
+  std::function<Result<std::unique_ptr<Implementation>>(std::string_view argument, const ImplementationOptions&)>
+      make;
+};
+
+const std::vector<RegisteredImplementation>& registered_implementations();
+
+// "vllm-50874", "external:python3 adapter.py", ... Unknown names list the known ones.
+Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spec, const ImplementationOptions& options);
+
+// What `r3fuzz run` and `r3fuzz replay` test when no --impl is given.
+std::vector<std::string> default_implementation_names();
+
+// "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND".
+std::string known_implementation_names();
+
+}  // namespace r3

@@ -1,0 +1,148 @@
+#include "fuzz/oracle/host_executor.hpp"
+
+#include <algorithm>
+
+#include "reference/capturer.hpp"
+#include "reference/provenance.hpp"
+
+namespace r3 {
+namespace {
+
+// The tensor a copy reads: the received one, the reference TP all-gather on sp_shard, or,
+// where the reference has none, the concatenation of what the TP group received (spec
+// corner case 10: the collective still runs and gathers whatever each rank holds).
+const RowTensor& copy_source(const Call& call, const RankView& view, const Copy& copy, int tp, RowTensor& scratch) {
+  if (!copy.from_tp_gather) return call.tensors[static_cast<size_t>(view.received)];
+  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
+  scratch.clear();
+  for (int t = 0; t < tp; ++t) {
+    const RowTensor& part =
+        call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
+    scratch.append_slice(part, {0, part.rows()});
+  }
+  return scratch;
+}
+
+GuardedImage make_image(int64_t rows, int64_t guard, int64_t width, int bits) {
+  GuardedImage img;
+  img.rows = rows;
+  img.guard_rows = guard;
+  img.row_width = width;
+  img.bits = bits;
+  img.data.assign(static_cast<size_t>((rows + 2 * guard) * width), stored_value(kCanary, bits));
+  return img;
+}
+
+// Calls `write(buffer_row, id)` for rows [src, src + rows) of `from`, in order.
+template <class Write>
+void for_each_row(const RowTensor& from, int64_t src, int64_t rows, int64_t dst, Write&& write) {
+  int64_t start = 0;
+  for (const RowRun& run : from.runs()) {
+    const int64_t end = start + run.length;
+    const int64_t lo = std::max(start, src), hi = std::min(end, src + rows);
+    for (int64_t i = lo; i < hi; ++i) write(dst + (i - src), run.at(i - start));
+    if (end >= src + rows) break;
+    start = end;
+  }
+}
+
+struct Extent {
+  int64_t before = 0;  // rows written before row 0
+  int64_t after = 0;   // rows written past the end
+  void cover(int64_t lo, int64_t hi, int64_t rows) {
+    before = std::max(before, -lo);
+    after = std::max(after, hi - rows);
+  }
+  int64_t guard() const { return std::clamp(std::max(before, after), kMinGuardRows, kMaxGuardRows); }
+};
+
+}  // namespace
+
+ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePolicy& policy, HostRunStats* stats) {
+  ConcreteOutcome out;
+  out.allocation = policy.allocate(c);
+  const Allocation& a = out.allocation;
+  const int L = c.model.layers, K = c.model.top_k;
+  const BufferShape buffer{a.capture_rows, L, K};
+  const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
+  int64_t dropped = 0;
+  RowTensor scratch;
+
+  // Decide first, so the guard regions can be sized to hold every write.
+  out.ranks.resize(rank_count);
+  Extent capture_extent;
+  for (size_t r = 0; r < rank_count; ++r) {
+    ConcreteRank& rank = out.ranks[r];
+    rank.dp = static_cast<int>(r) / step.tp;
+    rank.tp = static_cast<int>(r) % step.tp;
+    for (const Call& call : step.calls) {
+      const RankView& view = call.ranks[r];
+      CaptureDecision& d = rank.calls.emplace_back();
+      policy.decide(capture_call_for(step, call, view, buffer), d);
+      for (const Copy& copy : d.copies) {
+        const int64_t source_rows = copy_source(call, view, copy, step.tp, scratch).rows();
+        const int64_t readable = std::clamp<int64_t>(source_rows - copy.src_row, 0, copy.rows);
+        if (readable > 0) capture_extent.cover(copy.dst_row, copy.dst_row + readable, a.capture_rows);
+      }
+    }
+  }
+
+  const int64_t width = int64_t{L} * K;
+  const int64_t guard = capture_extent.guard();
+  for (ConcreteRank& rank : out.ranks) {
+    rank.capture = make_image(a.capture_rows, guard, width, 32);
+    int32_t* body = rank.capture.data.data() + guard * width;
+    for (int64_t row = 0; row < a.capture_rows; ++row)
+      for (int l = 0; l < L; ++l)
+        for (int k = 0; k < K; ++k) body[row * width + l * K + k] = untouched_value(row, l, k);
+  }
+
+  // Apply each call's copies in order: later calls overwrite earlier ones, as in vLLM.
+  for (size_t r = 0; r < rank_count; ++r) {
+    ConcreteRank& rank = out.ranks[r];
+    int32_t* body = rank.capture.data.data() + guard * width;
+    for (size_t ci = 0; ci < step.calls.size(); ++ci) {
+      const Call& call = step.calls[ci];
+      const RankView& view = call.ranks[r];
+      const CaptureDecision& d = rank.calls[ci];
+      if (d.rejected) continue;
+      for (const Copy& copy : d.copies) {
+        const RowTensor& source = copy_source(call, view, copy, step.tp, scratch);
+        const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
+        if (copy.src_row < 0 || readable <= 0) continue;
+        for_each_row(source, copy.src_row, readable, copy.dst_row, [&](int64_t row, const RowId& id) {
+          if (row < -guard || row >= a.capture_rows + guard) return static_cast<void>(++dropped);
+          int32_t* slot = body + row * width + int64_t{step.layer} * K;
+          for (int k = 0; k < K; ++k) slot[k] = routing_value(id, k);
+        });
+      }
+    }
+  }
+
+  // The monolithic kernel writes the routing of every row it processes, call by call.
+  if (a.replay_rows && step.replay_rows_needed) {
+    const int64_t rows = *a.replay_rows;
+    int64_t most = 0;
+    for (const Call& call : step.calls) most = std::max(most, call.kernel_rows);
+    const int64_t replay_guard = std::clamp(most - rows, kMinGuardRows, kMaxGuardRows);
+    for (size_t r = 0; r < rank_count; ++r) {
+      GuardedImage img = make_image(rows, replay_guard, K, a.replay_bits);
+      int32_t* body = img.data.data() + replay_guard * K;
+      std::fill(body, body + rows * K, stored_value(kReplayUntouched, a.replay_bits));
+      for (const Call& call : step.calls) {
+        const RowTensor& input = call.tensors[static_cast<size_t>(call.ranks[r].received)];
+        const int64_t kernel_rows = std::min(call.kernel_rows, input.rows());
+        for_each_row(input, 0, kernel_rows, 0, [&](int64_t row, const RowId& id) {
+          if (row >= rows + replay_guard) return static_cast<void>(++dropped);
+          for (int k = 0; k < K; ++k)
+            body[row * K + k] = stored_value(replay_value(routing_value(id, k), c.model.experts), a.replay_bits);
+        });
+      }
+      out.ranks[r].replay = std::move(img);
+    }
+  }
+  if (stats) stats->rows_dropped = dropped;
+  return out;
+}
+
+}  // namespace r3

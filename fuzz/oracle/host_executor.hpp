@@ -1,0 +1,40 @@
+// The host executor: runs a capture policy on concrete routing values, the way an engine
+// would, so that policy models can be judged in concrete mode like any other implementation.
+// Every call's tensors are materialised with routing_value(); each rank gets a guarded
+// capture buffer [M, L*K] (rows start as untouched_value(), guard rows as kCanary) and, on
+// monolithic cases, a guarded replay buffer [rows, K] that the kernel fills with
+// replay_value() of every row it processes (rows the kernel never writes hold
+// kReplayUntouched). Writes land in the guard rows when they run past a buffer; guard
+// regions are sized to hold every write the decisions ask for, up to kMaxGuardRows.
+#pragma once
+
+#include <cstdint>
+
+#include "reference/case.hpp"
+#include "reference/implementation.hpp"
+#include "reference/layout.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+
+inline constexpr int64_t kMinGuardRows = 2;
+inline constexpr int64_t kMaxGuardRows = int64_t{1} << 16;
+// A replay-buffer row the kernel never wrote: expert ids are never negative.
+inline constexpr int32_t kReplayUntouched = -1;
+
+// `value` as a buffer of `bits`-wide integers stores it: truncated, then sign-extended.
+constexpr int32_t stored_value(int32_t value, int bits) {
+  if (bits >= 32) return value;
+  const int shift = 32 - bits;  // C++20: << on unsigned wraps, >> on signed is arithmetic
+  return static_cast<int32_t>(static_cast<uint32_t>(value) << shift) >> shift;
+}
+
+struct HostRunStats {
+  int64_t rows_dropped = 0;  // writes beyond the guard regions, clamped (not stored)
+};
+
+// Runs `policy` on the step. `stats` (optional) counts what the guard regions could not hold.
+ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePolicy& policy,
+                                HostRunStats* stats = nullptr);
+
+}  // namespace r3
