@@ -1,0 +1,106 @@
+// The device work of one batch of cases as flat job tables: plain structs a kernel can read,
+// built on the host by plan.cpp and executed by a runner (host or CUDA). Offsets count
+// elements of an arena: arena32 holds int32 tensors and buffers, arena16 int16 replay buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace r3::gpu::detail {
+
+// At least this many canary rows guard each side of a buffer; more after a buffer when the
+// plan knows a write reaches further, so every overrun lands in canary rows, never elsewhere.
+inline constexpr int64_t kMinGuardRows = 2;
+
+enum class Fill : int32_t { canary = 0, untouched = 1, zero = 2 };
+
+// A guarded buffer: `guard` rows, `rows` rows, `guard` rows (GuardedImage's layout).
+struct BufferJob {
+  int64_t offset = 0;  // first element of the front guard
+  int64_t rows = 0;
+  int64_t guard = 0;
+  int64_t width = 0;   // values per row
+  int32_t top_k = 1;   // for Fill::untouched: value (row, layer = col / K, k = col % K)
+  Fill fill = Fill::canary;
+  int64_t elements() const { return (rows + 2 * guard) * width; }
+  int64_t row0() const { return offset + guard * width; }
+};
+
+// Rows [0, rows) of a rank's tensor: routing_value of row id (kind, dp, first + i), K values each.
+struct MaterializeJob {
+  int64_t dst = 0;  // element of row 0
+  int64_t rows = 0;
+  int64_t first = 0;
+  int32_t kind = 0;  // RowKind
+  int32_t dp = 0;
+  int32_t top_k = 1;
+};
+
+// One all-gatherv: each group rank's contribution copied into its offset of the output.
+struct GatherPiece {
+  int64_t src = 0;
+  int64_t dst = 0;
+  int64_t count = 0;  // elements
+  int32_t root = 0;   // group rank that owns the contribution
+};
+struct GatherOp {
+  std::vector<GatherPiece> pieces;  // in group-rank order
+};
+
+// Segmented exclusive scan: values[i] in segment keys[i]; offsets[i] = sum of earlier values of that segment.
+struct ScanInput {
+  std::vector<int64_t> keys;
+  std::vector<int64_t> values;
+};
+
+// Monolithic kernel output: every processed row's K routing values as expert ids, written
+// unchecked into the replay buffer (16-bit storage unless wide).
+struct ReplayJob {
+  int64_t src = 0;  // arena32 element of input row 0
+  int64_t rows = 0;
+  int64_t dst = 0;  // element of replay row 0 (arena16, or arena32 when wide)
+  int32_t top_k = 1;
+  int32_t experts = 1;
+  int32_t wide = 0;
+};
+
+// Capture: rows [src_row, src_row + rows) of a [*, K] tensor into buffer rows
+// [dst_row, dst_row + rows) of a [*, L, K] buffer at `layer`. With offset_index >= 0 the
+// source row is offsets[offset_index] + src_row (device-computed shard offset).
+struct CaptureJob {
+  int64_t src = 0;     // element of source row 0
+  int64_t src_lo = 0;  // readable elements [src_lo, src_hi): the tensor and its guards
+  int64_t src_hi = 0;
+  int64_t src_row = 0;
+  int64_t offset_index = -1;
+  int64_t rows = 0;
+  int64_t dst = 0;     // element of buffer row 0
+  int64_t dst_lo = 0;  // writable elements [dst_lo, dst_hi): the buffer and its guards
+  int64_t dst_hi = 0;
+  int64_t dst_row = 0;
+  int32_t top_k = 1;
+  int32_t row_width = 1;  // L * K
+  int32_t layer = 0;
+};
+
+struct DevicePlan {
+  int64_t arena32 = 0;
+  int64_t arena16 = 0;
+  std::vector<BufferJob> buffers32;
+  std::vector<BufferJob> buffers16;
+  std::vector<MaterializeJob> materialize;
+  std::vector<GatherOp> gathers;
+  ScanInput scan;
+  // Writes of one wave never overlap; waves run in order, so later calls overwrite earlier ones.
+  std::vector<std::vector<ReplayJob>> replay_waves;
+  std::vector<std::vector<CaptureJob>> capture_waves;
+};
+
+// What a runner hands back: both arenas as the kernels left them.
+struct DeviceResult {
+  std::vector<int32_t> arena32;
+  std::vector<int16_t> arena16;
+};
+
+}  // namespace r3::gpu::detail

@@ -1,0 +1,108 @@
+// The pipeline's kernel bodies as __host__ __device__ functors: one source for nvcc and for
+// the host compiler (Thrust's CPP system). Each functor runs once per element of a batch of
+// jobs laid end to end; `ends` holds the running element totals, so element i belongs to the
+// first job whose end exceeds i (one launch covers every case of a batch).
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/detail/device_plan.hpp"
+#include "gpu/detail/host_device.hpp"
+#include "reference/provenance.hpp"
+
+namespace r3::gpu::detail {
+
+struct JobIndex {
+  int64_t job = 0;
+  int64_t element = 0;  // element within the job
+};
+
+R3_HD inline JobIndex find_job(const int64_t* ends, int64_t jobs, int64_t i) {
+  int64_t lo = 0, hi = jobs;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (ends[mid] <= i) lo = mid + 1;
+    else hi = mid;
+  }
+  return {lo, i - (lo > 0 ? ends[lo - 1] : 0)};
+}
+
+// Guard rows get the canary; buffer rows a stale value (capture), 0 (replay, like torch.zeros)
+// or the canary (tensors, overwritten by materialisation or the gather).
+template <class T>
+struct FillBuffers {
+  const BufferJob* jobs;
+  const int64_t* ends;
+  int64_t count;
+  T* out;
+  R3_HD void operator()(int64_t i) const {
+    const JobIndex at = find_job(ends, count, i);
+    const BufferJob& b = jobs[at.job];
+    const int64_t row = at.element / b.width - b.guard;
+    const int64_t col = at.element % b.width;
+    int32_t value = kCanary;
+    if (row >= 0 && row < b.rows) {
+      if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(col / b.top_k), static_cast<int>(col % b.top_k));
+      else if (b.fill == Fill::zero) value = 0;
+    }
+    out[b.offset + at.element] = static_cast<T>(value);
+  }
+};
+
+// A rank's own routing rows, values naming their provenance (reference/provenance.hpp).
+struct MaterializeRows {
+  const MaterializeJob* jobs;
+  const int64_t* ends;
+  int64_t count;
+  int32_t* out;
+  R3_HD void operator()(int64_t i) const {
+    const JobIndex at = find_job(ends, count, i);
+    const MaterializeJob& m = jobs[at.job];
+    const int64_t row = at.element / m.top_k;
+    const auto kind = static_cast<RowKind>(m.kind);
+    const RowId id{kind, m.dp, kind == RowKind::placeholder ? m.first : m.first + row};
+    out[m.dst + at.element] = routing_value(id, static_cast<int>(at.element % m.top_k));
+  }
+};
+
+// The monolithic MoE kernel's routing output: it writes every row it processes and never
+// checks the buffer's size, as the real kernel does.
+struct ReplayOutput {
+  const ReplayJob* jobs;
+  const int64_t* ends;
+  int64_t count;
+  const int32_t* in;
+  int32_t* out32;
+  int16_t* out16;
+  R3_HD void operator()(int64_t i) const {
+    const JobIndex at = find_job(ends, count, i);
+    const ReplayJob& r = jobs[at.job];
+    const int32_t id = replay_value(in[r.src + at.element], r.experts);
+    if (r.wide) out32[r.dst + at.element] = id;
+    else out16[r.dst + at.element] = static_cast<int16_t>(id);  // narrows as int16 storage does
+  }
+};
+
+// The capture copy. Reads outside the source's guarded region yield the canary and writes
+// outside the buffer's guarded region are dropped: the plan sizes guards to hold every
+// planned write, so the bounds only keep a wrong plan from touching other memory.
+struct CaptureRows {
+  const CaptureJob* jobs;
+  const int64_t* ends;
+  int64_t count;
+  const int64_t* offsets;  // device-computed shard offsets (device-offsets selection)
+  int32_t* arena;
+  R3_HD void operator()(int64_t i) const {
+    const JobIndex at = find_job(ends, count, i);
+    const CaptureJob& c = jobs[at.job];
+    const int64_t row = at.element / c.top_k;
+    const int64_t k = at.element % c.top_k;
+    const int64_t src_row = c.src_row + (c.offset_index >= 0 ? offsets[c.offset_index] : 0) + row;
+    const int64_t from = c.src + src_row * c.top_k + k;
+    const int32_t value = from >= c.src_lo && from < c.src_hi ? arena[from] : kCanary;
+    const int64_t to = c.dst + (c.dst_row + row) * c.row_width + int64_t{c.layer} * c.top_k + k;
+    if (to >= c.dst_lo && to < c.dst_hi) arena[to] = value;
+  }
+};
+
+}  // namespace r3::gpu::detail

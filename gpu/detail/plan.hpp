@@ -1,0 +1,49 @@
+// From cases to device work and back: plan_case() appends one case's buffers, tensors,
+// gathers and kernel jobs to a DevicePlan (so a batch shares every launch);
+// collect_outcome() cuts the case's guarded images out of the runner's arenas.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "gpu/detail/device_plan.hpp"
+#include "gpu/gpu_options.hpp"
+#include "reference/implementation.hpp"
+#include "reference/policy.hpp"
+
+namespace r3::gpu::detail {
+
+struct PlanSettings {
+  const CapturePolicy* policy = nullptr;
+  Selection selection = Selection::host_decision;
+  Fault fault = Fault::none;
+};
+
+struct PlannedRank {
+  int dp = 0;
+  int tp = 0;
+  std::vector<CaptureDecision> calls;
+  BufferJob capture;                // in arena32
+  std::optional<BufferJob> replay;  // in arena16, or arena32 when replay_bits is 32
+};
+
+struct PlannedCase {
+  Allocation allocation;
+  std::vector<PlannedRank> ranks;  // D*T, DP-major
+  std::vector<BufferJob> gathered;  // all-gatherv outputs, whose guards the pipeline checks itself
+};
+
+// The buffers the pipeline allocates: the policy's, changed by the replay faults, with
+// 32-bit replay storage when expert ids need it (unless the narrow-int16 fault).
+Allocation gpu_allocation(const Case& c, const CapturePolicy& policy, Fault fault);
+
+// The decision as the faulty pipeline applies it (no change for Fault::none).
+void apply_decision_fault(Fault fault, const CaptureCall& call, int64_t received_rows, CaptureDecision& decision);
+
+// Errors (nothing appended): provenance values cannot encode the case, or it is too large.
+Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan);
+
+// Error when an all-gatherv output's guard rows were damaged (a pipeline bug, not a verdict).
+Result<ConcreteOutcome> collect_outcome(const PlannedCase& planned, const DeviceResult& result);
+
+}  // namespace r3::gpu::detail

@@ -1,0 +1,73 @@
+#include "gpu/gpu_implementation.hpp"
+
+#include <string>
+
+#include "gpu/detail/plan.hpp"
+#include "gpu/detail/runner.hpp"
+
+namespace r3::gpu {
+namespace {
+
+Result<std::unique_ptr<CapturePolicy>> policy_named(std::string_view name) {
+  if (name == "vllm-50874") return make_vllm_50874_policy();
+  if (name == "vllm-pre-50874") return make_vllm_pre_50874_policy();
+  if (name == "r3-fixed") return make_r3_fixed_policy();
+  return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: vllm-50874, vllm-pre-50874, r3-fixed"};
+}
+
+class Gpu final : public GpuImplementation {
+ public:
+  Gpu(GpuOptions options, std::unique_ptr<CapturePolicy> policy, std::unique_ptr<detail::Runner> runner)
+      : options_(std::move(options)), policy_(std::move(policy)), runner_(std::move(runner)) {}
+
+  std::string name() const override {
+    return options_.fault == Fault::none ? "gpu" : "gpu+fault:" + std::string(to_string(options_.fault));
+  }
+
+  Allocation allocate(const Case& c) const override { return detail::gpu_allocation(c, *policy_, options_.fault); }
+
+  Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override {
+    const CaseAndStep one{&c, &step};
+    return std::move(run_batch({&one, 1}).front());
+  }
+
+  std::vector<Result<ConcreteOutcome>> run_batch(std::span<const CaseAndStep> cases) const override {
+    const detail::PlanSettings settings{policy_.get(), options_.selection, options_.fault};
+    detail::DevicePlan plan;
+    std::vector<Result<detail::PlannedCase>> planned;
+    planned.reserve(cases.size());
+    for (const CaseAndStep& item : cases) {
+      R3_CHECK(item.c != nullptr && item.step != nullptr, "run_batch items name a case and its step");
+      planned.push_back(detail::plan_case(*item.c, *item.step, settings, plan));
+    }
+    std::vector<Result<ConcreteOutcome>> out;
+    out.reserve(cases.size());
+    Result<detail::DeviceResult> result = runner_->execute(plan);
+    for (const auto& p : planned) {
+      if (!p) out.push_back(p.error());
+      else if (!result) out.push_back(Error{"gpu (" + std::string(to_string(options_.backend)) + "): " + result.error().message});
+      else out.push_back(detail::collect_outcome(*p, *result));
+    }
+    return out;
+  }
+
+ private:
+  GpuOptions options_;
+  std::unique_ptr<CapturePolicy> policy_;
+  std::unique_ptr<detail::Runner> runner_;  // not thread-safe: one implementation per thread
+};
+
+}  // namespace
+
+Result<std::unique_ptr<GpuImplementation>> make_gpu_implementation(const GpuOptions& options) {
+  R3_TRY(auto policy, policy_named(options.policy));
+  std::unique_ptr<detail::Runner> runner;
+  if (options.backend == Backend::host) {
+    runner = detail::make_host_runner();
+  } else {
+    R3_TRY(runner, detail::make_cuda_runner(options.backend));
+  }
+  return std::unique_ptr<GpuImplementation>(std::make_unique<Gpu>(options, std::move(policy), std::move(runner)));
+}
+
+}  // namespace r3::gpu

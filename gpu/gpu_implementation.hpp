@@ -1,0 +1,37 @@
+// The GPU pipeline as an implementation under test (concrete only): per case, every rank's
+// routing rows are materialised, all-gathered in EP/DP rank order, run through the
+// monolithic replay-output kernel (monolithic cases) and the capture kernel, in guarded
+// buffers. Host types only; the CUDA build sits behind gpu/detail/runner.hpp.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_options.hpp"
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/implementation.hpp"
+#include "reference/layout.hpp"
+
+namespace r3::gpu {
+
+struct CaseAndStep {
+  const Case* c = nullptr;
+  const Step* step = nullptr;
+};
+
+class GpuImplementation : public Implementation {
+ public:
+  ~GpuImplementation() override = default;
+  // Runs many cases with one launch of each kernel over all their buffers laid end to end
+  // (throughput on a GPU). Results equal per-case run_concrete(); one Result per case.
+  virtual std::vector<Result<ConcreteOutcome>> run_batch(std::span<const CaseAndStep> cases) const = 0;
+};
+
+// "gpu" or "gpu+fault:NAME". Errors: an unknown policy, or a backend this build or machine
+// lacks ("backend virtual needs the CUDA build ...", "skipped: nccl needs 2 GPUs, found 1").
+Result<std::unique_ptr<GpuImplementation>> make_gpu_implementation(const GpuOptions& options);
+
+}  // namespace r3::gpu
