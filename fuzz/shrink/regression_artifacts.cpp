@@ -1,0 +1,87 @@
+#include "fuzz/shrink/regression_artifacts.hpp"
+
+#include <cctype>
+
+#include "fuzz/codec/case_json.hpp"
+
+namespace r3 {
+namespace {
+
+// "vllm-pre-50874" -> "VllmPre50874", "sp_shard" -> "SpShard".
+std::string camel(std::string_view text) {
+  std::string out;
+  bool upper = true;
+  for (char ch : text) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+    upper = false;
+  }
+  return out;
+}
+
+// C++ string literal of plain text (names and verdicts only: no escapes needed beyond these).
+std::string cpp_literal(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// A raw-string delimiter the JSON text cannot end early.
+std::string raw_delimiter(const std::string& text) {
+  std::string delimiter = "r3case";
+  for (int i = 0; text.find(")" + delimiter + "\"") != std::string::npos; ++i) delimiter = "r3case" + std::to_string(i);
+  return delimiter;
+}
+
+}  // namespace
+
+Case regression_entry(const Case& minimal, const Judgement& judgement, const ImplementationSpec& spec,
+                      std::string_view note) {
+  Case entry = minimal;
+  entry.note = std::string(note);
+  entry.expect = Expectation{spec.fault.empty() ? spec.name : spec.name + "+" + spec.fault,
+                             std::string(to_string(judgement.verdict)), std::string(to_string(judgement.severity))};
+  return entry;
+}
+
+std::string regression_test_name(const Signature& signature, std::string_view fault) {
+  std::string name = camel(signature.impl);
+  if (!fault.empty()) name += "_" + camel(fault);
+  return name + "_" + camel(to_string(signature.verdict)) + "_" + camel(to_string(signature.path)) + "_" +
+         camel(signature.branch);
+}
+
+std::string regression_test_text(const Case& entry, const Judgement& judgement, const ImplementationSpec& spec) {
+  const Signature signature = signature_of(judgement, entry.path);
+  const std::string json = case_to_json_text(entry);
+  const std::string delimiter = raw_delimiter(json);
+  std::string t;
+  t += "// Regression: " + signature.text() + (spec.fault.empty() ? "" : " with fault " + spec.fault) +
+       ", minimized by r3fuzz shrink.\n";
+  t += "// Needs #include \"fuzz/campaign/registry.hpp\", \"fuzz/codec/case_json.hpp\" and\n";
+  t += "// \"fuzz/shrink/implementation_judge.hpp\"; links r3fuzz_campaign r3fuzz_codec r3fuzz_shrink.\n";
+  t += "TEST(Regression, " + regression_test_name(signature, spec.fault) + ") {\n";
+  t += "  constexpr std::string_view kCase = R\"" + delimiter + "(" + json + ")" + delimiter + "\";\n";
+  t += "  const r3::Result<r3::Case> c = r3::case_from_json_text(kCase);\n";
+  t += "  ASSERT_TRUE(c.ok()) << c.error().message;\n";
+  t += "  r3::ImplementationOptions options;\n";
+  if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
+  if (!spec.fault.empty()) t += "  options.fault = " + cpp_literal(spec.fault) + ";\n";
+  t += "  auto impl = r3::make_implementation(" + cpp_literal(spec.name) + ", options);\n";
+  t += "  ASSERT_TRUE(impl.ok()) << impl.error().message;\n";
+  t += "  const r3::Result<r3::Judgement> j = r3::judge_with(**impl)(*c);\n";
+  t += "  ASSERT_TRUE(j.ok()) << j.error().message;\n";
+  t += "  EXPECT_EQ(r3::to_string(j->verdict), " + cpp_literal(to_string(judgement.verdict)) + ") << j->detail;\n";
+  t += "  EXPECT_EQ(r3::to_string(j->severity), " + cpp_literal(to_string(judgement.severity)) + ");\n";
+  t += "  EXPECT_EQ(j->branch, " + cpp_literal(judgement.branch) + ");\n";
+  t += "}\n";
+  return t;
+}
+
+}  // namespace r3

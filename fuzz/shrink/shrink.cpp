@@ -1,0 +1,166 @@
+#include "fuzz/shrink/shrink.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <unordered_set>
+#include <vector>
+
+#include "fuzz/shrink/case_measure.hpp"
+#include "fuzz/shrink/passes.hpp"
+#include "reference/validate.hpp"
+
+namespace r3 {
+namespace {
+
+// Identifies a case for the cache of candidates known not to reproduce.
+std::string case_key(const Case& c) {
+  std::string k;
+  auto put = [&](int64_t v) { k += std::to_string(v) + ','; };
+  auto put_list = [&](const std::vector<int64_t>& l) {
+    k += '[';
+    for (int64_t v : l) put(v);
+    k += ']';
+  };
+  put(c.topology.dp), put(c.topology.tp), put(c.topology.ep), put(c.topology.sp);
+  put(c.model.layers), put(c.model.top_k), put(c.model.experts), put(c.max_num_tokens);
+  put_list(c.tokens);
+  put(static_cast<int>(c.padding.mode));
+  put_list(c.padding.cudagraph_sizes);
+  put(static_cast<int>(c.path)), put(c.monolithic), put(c.layer), put(c.microbatches), put(c.dp_chunk.value_or(-1));
+  if (c.metadata) {
+    k += 'm';
+    if (c.metadata->num_tokens_across_dp) put_list(*c.metadata->num_tokens_across_dp);
+    k += c.metadata->local_sizes_given ? 'g' : '-';
+    if (c.metadata->local_sizes) put_list(*c.metadata->local_sizes);
+  }
+  return k;
+}
+
+class Shrinker {
+ public:
+  Shrinker(const CaseJudge& judge, const ShrinkOptions& options, ShrinkResult& result)
+      : judge_(judge), options_(options), result_(result), start_(std::chrono::steady_clock::now()) {}
+
+  void run() {
+    const std::vector<ShrinkPass> passes = shrink_passes(options_.allow_path_change);
+    for (;;) {
+      ++result_.stats.rounds;
+      bool changed = false;
+      for (const ShrinkPass& pass : passes) {
+        while (reduce_once(pass)) changed = true;
+        if (stopped_) return;
+      }
+      if (!changed) return;
+    }
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  bool out_of_budget() {
+    if (result_.stats.judged >= options_.max_judgements) {
+      result_.stop = ShrinkStop::judgement_limit;
+    } else if (elapsed() >= options_.max_seconds) {
+      result_.stop = ShrinkStop::time_limit;
+    } else {
+      return false;
+    }
+    stopped_ = true;
+    return true;
+  }
+
+  bool same_bug(const Judgement& j, const Case& c) const {
+    if (!j.failed()) return false;
+    if (options_.keep_severity && j.severity != result_.judgement.severity) return false;
+    const Signature s = signature_of(j, c.path);
+    const Signature& target = result_.signature;
+    // The branch follows the path, so a path change keeps only the implementation and verdict.
+    if (options_.allow_path_change) return s.impl == target.impl && s.verdict == target.verdict;
+    return s == target;
+  }
+
+  // Tries the pass's candidates in order; keeps the first that fails the same way.
+  bool reduce_once(const ShrinkPass& pass) {
+    candidates_.clear();
+    pass.propose(result_.minimal, candidates_);
+    for (Case& candidate : candidates_) {
+      if (out_of_budget()) return false;
+      if (!validate(candidate).ok()) {
+        ++result_.stats.invalid_skipped;
+        continue;
+      }
+      std::string key = case_key(candidate);
+      if (not_reproducing_.count(key)) continue;
+      ++result_.stats.judged;
+      Result<Judgement> j = judge_(candidate);
+      if (!j.ok()) ++result_.stats.judge_errors;
+      if (!j.ok() || !same_bug(*j, candidate)) {
+        not_reproducing_.insert(std::move(key));
+        continue;
+      }
+      ++result_.stats.accepted;
+      if (options_.progress) {
+        std::string line = "shrink: " + std::string(pass.name) + ":";
+        for (const std::string& change : describe_changes(result_.minimal, candidate)) line += " " + change + ";";
+        line.back() = ' ';
+        options_.progress(line + "(" + std::to_string(result_.stats.judged) + " judged)");
+      }
+      result_.minimal = std::move(candidate);
+      result_.judgement = std::move(j).value();
+      return true;
+    }
+    return false;
+  }
+
+  const CaseJudge& judge_;
+  const ShrinkOptions& options_;
+  ShrinkResult& result_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<Case> candidates_;
+  std::unordered_set<std::string> not_reproducing_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+std::string_view to_string(ShrinkStop stop) {
+  switch (stop) {
+    case ShrinkStop::fixpoint: return "fixpoint";
+    case ShrinkStop::time_limit: return "time limit";
+    case ShrinkStop::judgement_limit: return "judgement limit";
+    case ShrinkStop::not_failing: return "not failing";
+  }
+  return "?";
+}
+
+Result<ShrinkResult> shrink_case(const Case& failing, const CaseJudge& judge, const ShrinkOptions& options) {
+  R3_TRY_STATUS(validate(failing));
+  const auto start = std::chrono::steady_clock::now();
+  ShrinkResult result;
+  result.minimal = failing;
+  // The note and the expectation describe the input, not the bug: they do not survive.
+  result.minimal.note.clear();
+  result.minimal.expect.reset();
+  R3_TRY(result.judgement, judge(result.minimal));
+  result.signature = signature_of(result.judgement, result.minimal.path);
+  if (!result.judgement.failed()) {
+    result.minimal = failing;
+    result.stop = ShrinkStop::not_failing;
+    return result;
+  }
+  Shrinker(judge, options, result).run();
+  result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.progress) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f", result.stats.seconds);
+    options.progress("shrink: stopped at " + std::string(to_string(result.stop)) + " after " +
+                     std::to_string(result.stats.rounds) + " rounds, " + std::to_string(result.stats.judged) +
+                     " judged, " + std::to_string(result.stats.accepted) + " reductions, " + seconds + " s: " +
+                     summarize(result.minimal) + " (" + result.signature.text() + ")");
+  }
+  return result;
+}
+
+}  // namespace r3
