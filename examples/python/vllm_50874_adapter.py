@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""An r3fuzz adapter (protocol "r3fuzz-adapter/1") for vLLM's routed-experts capture after PR #50874.
+
+Plain Python 3, standard library only. r3fuzz starts it once:
+
+    r3fuzz run --impl 'external:python3 examples/python/vllm_50874_adapter.py' --mode concrete
+
+and sends one JSON request per line on stdin, one per capture call per (dp, tp) rank; this
+script answers one JSON line per request on stdout (docs/adapter-protocol.md). The capture
+below is written the way vLLM's capture() is: it reads the DP metadata of the forward
+context, picks the rows of this DP rank from the routing tensor it was handed, and assigns
+them to capture_buffer[:n_d, layer]. Only the forward context, the TP group and the buffer
+are stand-ins, filled from the request.
+"""
+import json
+import sys
+
+PROTOCOL = "r3fuzz-adapter/1"
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+class DPMetadata:
+    def __init__(self, num_tokens_across_dp, local_sizes):
+        self.num_tokens_across_dp_cpu = num_tokens_across_dp
+        self.local_sizes = local_sizes
+
+
+class ForwardContext:
+    def __init__(self, dp_metadata):
+        self.dp_metadata = dp_metadata
+
+
+_forward_context = None
+
+
+def get_forward_context():
+    return _forward_context
+
+
+class TPGroup:
+    """The TP group of this rank: all_gather returns what the harness says the group holds."""
+
+    def __init__(self, world_size, gathered):
+        self.world_size = world_size
+        self._gathered = gathered
+        self.used = False
+
+    def all_gather(self, tensor):
+        self.used = True
+        return self._gathered
+
+
+class RecordingBuffer:
+    """capture_buffer[M, L, K]; remembers the rows assigned at a layer, in order."""
+
+    def __init__(self, rows, layers, top_k):
+        self.shape = (rows, layers, top_k)
+        self.writes = []
+
+    def assign(self, row_start, layer, rows):
+        # Like the C++ model, a short slice writes the rows it holds (torch would raise on the
+        # shape mismatch; the reference rejects those cases either way).
+        for i, values in enumerate(rows):
+            self.writes.append({"dst_row": row_start + i, "values": values})
+
+
+class RoutedExpertsCapturer:
+    def __init__(self, buffer, dp_rank, tp_group):
+        self._buffer = buffer
+        self._dp_rank = dp_rank
+        self._tp_group = tp_group
+        self.branch = None
+
+    def capture(self, layer_id, topk_ids):
+        dp_metadata = get_forward_context().dp_metadata
+        n = len(topk_ids)
+        if dp_metadata is None:
+            self.branch = "single"
+            n_d, rows = n, topk_ids
+        else:
+            across = dp_metadata.num_tokens_across_dp_cpu
+            dp_rank = self._dp_rank
+            if dp_rank >= len(across):
+                raise IndexError(f"num_tokens_across_dp has {len(across)} entries, no entry for dp_rank {dp_rank}")
+            total = sum(across)
+            n_d = across[dp_rank]
+            local_sizes = dp_metadata.local_sizes
+            tp_size = self._tp_group.world_size
+            if n == total:
+                # Naive dispatch: the gathered batch in DP order.
+                self.branch = "naive_total"
+                start = sum(across[:dp_rank])
+                rows = topk_ids[start:start + n_d]
+            elif n == n_d:
+                # Modular kernel: only this rank's tokens.
+                self.branch = "local"
+                rows = topk_ids[:n_d]
+            elif local_sizes is not None and n == sum(local_sizes):
+                # Gathered SP shards: rank r = d * spr + t contributed local_sizes[r] rows.
+                if len(local_sizes) % len(across) != 0:
+                    raise AssertionError(f"len(local_sizes) = {len(local_sizes)} is not a multiple of "
+                                         f"dp_size {len(across)}")
+                self.branch = "gathered_shards"
+                shards_per_rank = len(local_sizes) // len(across)
+                start = sum(local_sizes[:dp_rank * shards_per_rank])
+                rows = topk_ids[start:start + n_d]
+            elif tp_size > 1 and n != n_d and n == cdiv(n_d, tp_size):
+                # This TP rank's SP shard: gather the shards, drop the tail padding.
+                self.branch = "sp_allgather"
+                rows = self._tp_group.all_gather(topk_ids)[:n_d]
+            else:
+                expected = f"{total} (all DP ranks), {n_d} (this DP rank)"
+                if local_sizes is not None:
+                    expected += f", {sum(local_sizes)} (sum of local_sizes)"
+                if tp_size > 1:
+                    expected += f" or {cdiv(n_d, tp_size)} (one SP shard)"
+                raise AssertionError(f"routed experts have {n} rows; expected {expected}")
+        rows_cap, layers, _ = self._buffer.shape
+        if layer_id >= layers:
+            raise IndexError(f"layer {layer_id} out of range for a capture buffer of {layers} layers")
+        if n_d > rows_cap:
+            raise IndexError(f"capture buffer holds {rows_cap} rows, {n_d} to write")
+        self._buffer.assign(0, layer_id, rows)
+
+
+def handle(request):
+    global _forward_context
+    meta = request["dp_metadata"]
+    _forward_context = ForwardContext(None if meta is None else DPMetadata(meta["num_tokens_across_dp"],
+                                                                           meta["local_sizes"]))
+    buffer = RecordingBuffer(*request["capture_buffer"])
+    tp_group = TPGroup(request["tp_size"], request.get("tp_all_gather"))
+    capturer = RoutedExpertsCapturer(buffer, request["rank"]["dp"], tp_group)
+    reply = {"id": request["id"]}
+    try:
+        capturer.capture(request["layer"], request["topk_ids"])
+    except (AssertionError, IndexError) as e:
+        reply["error"] = str(e)
+        return reply
+    reply["branch"] = capturer.branch
+    reply["rows"] = buffer.writes
+    reply["tp_all_gather"] = tp_group.used
+    return reply
+
+
+def main():
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request.get("type") == "hello":
+            reply = {"type": "hello", "protocol": PROTOCOL, "name": "vllm-50874 (python)", "version": "1",
+                     "replay_rows": "dispatch_group"}
+        else:
+            reply = handle(request)
+        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,219 @@
+#include "fuzz/adapter/external_implementation.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "fuzz/adapter/row_writes.hpp"
+#include "fuzz/codec/case_json.hpp"
+#include "fuzz/oracle/host_executor.hpp"
+#include "reference/provenance.hpp"
+
+namespace r3 {
+namespace {
+
+using nlohmann::json;
+
+Deadline deadline_after(std::chrono::milliseconds timeout) { return std::chrono::steady_clock::now() + timeout; }
+
+std::string seconds_text(std::chrono::milliseconds ms) {
+  const int64_t n = ms.count();
+  std::string text = std::to_string(n / 1000);
+  if (n % 1000) {
+    std::string frac = std::to_string(1000 + n % 1000).substr(1);
+    while (frac.back() == '0') frac.pop_back();
+    text += "." + frac;
+  }
+  return text + " s";
+}
+
+// The adapter's replies, replayed as a capture policy so the host executor applies them
+// exactly as it applies a built-in model's decisions (guards, replay kernel and all).
+class RecordedReplies final : public CapturePolicy {
+ public:
+  RecordedReplies(Allocation allocation, std::map<std::tuple<int, int, int>, CaptureReply> replies)
+      : allocation_(allocation), replies_(std::move(replies)) {}
+  std::string_view name() const override { return "external"; }
+  Allocation allocate(const Case&) const override { return allocation_; }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    const CaptureReply& reply = replies_.at({call.call_index, call.dp_rank, call.tp_rank});
+    if (reply.rejected) return out.reject(reply.error);
+    out.branch = adapter_branch_name(reply.branch);
+    out.copies = reply.copies;
+    // Rows the adapter wrote itself are placed afterwards; a zero-row copy from the TP
+    // gather records that the rank issued the collective (the judge's hang check needs it).
+    if (!reply.has_copies && reply.used_tp_all_gather) out.copies.push_back({0, 0, 0, true});
+  }
+
+ private:
+  Allocation allocation_;
+  std::map<std::tuple<int, int, int>, CaptureReply> replies_;
+};
+
+// Copies turned into the rows they write (rows past the source's end are not written, as
+// the host executor does), for a rank whose other calls wrote rows: order must hold.
+std::vector<RowWrite> rows_of_copies(const Call& call, const RankView& view, int tp, const std::vector<Copy>& copies,
+                                     int top_k) {
+  std::vector<RowWrite> writes;
+  for (const Copy& copy : copies) {
+    const RowTensor source = copy.from_tp_gather ? tp_all_gather(call, view, tp)
+                                                 : call.tensors[static_cast<size_t>(view.received)];
+    const int64_t end = std::min(source.rows(), copy.src_row + copy.rows);
+    for (int64_t row = copy.src_row; row < end; ++row) {
+      RowWrite& w = writes.emplace_back();
+      w.dst_row = copy.dst_row + (row - copy.src_row);
+      for (int k = 0; k < top_k; ++k) w.values.push_back(routing_value(source.at(row), k));
+    }
+  }
+  return writes;
+}
+
+}  // namespace
+
+std::string quote_line(const std::string& text, size_t limit) {
+  const bool cut = text.size() > limit;
+  const std::string shown = json(cut ? text.substr(0, limit) : text).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!cut) return shown;
+  return shown.substr(0, shown.size() - 1) + "...\" (" + std::to_string(text.size()) + " bytes)";
+}
+
+ExternalImplementation::ExternalImplementation(ExternalOptions options) : options_(std::move(options)) {}
+
+ExternalImplementation::~ExternalImplementation() = default;
+
+std::string ExternalImplementation::name() const { return "external:" + options_.command; }
+
+std::optional<AdapterHello> ExternalImplementation::hello() const {
+  std::lock_guard lock(mutex_);
+  return hello_;
+}
+
+int ExternalImplementation::starts() const {
+  std::lock_guard lock(mutex_);
+  return starts_;
+}
+
+Status ExternalImplementation::connect() {
+  std::lock_guard lock(mutex_);
+  return ensure_running();
+}
+
+Allocation ExternalImplementation::allocate(const Case& c) const {
+  std::lock_guard lock(mutex_);
+  Allocation a;
+  a.capture_rows = c.max_num_tokens;  // the capture buffer is [M, L, K] in every engine
+  if (c.monolithic) a.replay_rows = replay_rows_for(hello_ ? hello_->replay_rows : ReplaySizing::dispatch_group, c);
+  return a;
+}
+
+Error ExternalImplementation::fail(std::string message) const {
+  child_.kill_and_reap();
+  return Error{std::move(message)};
+}
+
+Status ExternalImplementation::ensure_running() const {
+  if (child_.running()) return ok_status();
+  R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log));
+  ++starts_;
+  R3_TRY(std::string line, exchange(hello_request().dump(), -1, options_.startup_timeout));
+  const json reply = json::parse(line, nullptr, false);
+  if (reply.is_discarded()) return fail("the adapter's hello is not JSON: " + quote_line(line));
+  auto hello = read_hello(reply);
+  if (!hello) return fail(hello.error().message + ": " + quote_line(line));
+  hello_ = std::move(*hello);
+  return ok_status();
+}
+
+// The adapter stopped talking (EOF on its stdout, or its stdin closed): say how it ended.
+Error ExternalImplementation::ended(const std::string& what, const std::string& unfinished) const {
+  const std::optional<std::string> how = child_.wait_for_exit(std::chrono::milliseconds(500));
+  return fail((how ? "the adapter " + *how : std::string("the adapter closed its pipes but kept running (killed)")) +
+              " before replying to " + what +
+              (unfinished.empty() ? std::string() : "; its unfinished line: " + quote_line(unfinished)));
+}
+
+// Sends one request line and returns the reply line; `id` < 0 is the hello.
+Result<std::string> ExternalImplementation::exchange(const std::string& request, int64_t id,
+                                                     std::chrono::milliseconds timeout) const {
+  const std::string what = id < 0 ? std::string("the hello") : "request " + std::to_string(id);
+  const auto sent = child_.write_all(request + "\n", deadline_after(timeout));
+  if (!sent) {
+    if (sent.error().message == "the adapter closed its stdin") return ended(what, "");
+    return fail("cannot send " + what + ": " + sent.error().message);
+  }
+  ChildProcess::Line line = child_.read_line(deadline_after(timeout), options_.max_line_bytes);
+  switch (line.kind) {
+    case ChildProcess::Line::Kind::line:
+      return std::move(line.text);
+    case ChildProcess::Line::Kind::timeout:
+      return fail("no reply to " + what + " within " + seconds_text(timeout) +
+                  (line.text.empty() ? std::string() : "; partial line: " + quote_line(line.text)));
+    case ChildProcess::Line::Kind::too_long:
+      return fail("the reply to " + what + " is longer than " + std::to_string(options_.max_line_bytes) +
+                  " bytes: " + quote_line(line.text));
+    case ChildProcess::Line::Kind::eof:
+      return ended(what, line.text);
+  }
+  return fail("unreachable");
+}
+
+Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, const Step& step) const {
+  std::lock_guard lock(mutex_);
+  R3_TRY_STATUS(ensure_running());
+  Allocation allocation;
+  allocation.capture_rows = c.max_num_tokens;
+  if (c.monolithic) allocation.replay_rows = replay_rows_for(hello_->replay_rows, c);
+  const BufferShape buffer{allocation.capture_rows, c.model.layers, c.model.top_k};
+  const json case_json = case_to_json(c);
+
+  // Call by call, rank by rank: the order an engine's ranks reach capture() in one step.
+  std::map<std::tuple<int, int, int>, CaptureReply> replies;
+  for (const Call& call : step.calls) {
+    for (const RankView& view : call.ranks) {
+      const int64_t id = next_id_++;
+      R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), id, options_.timeout));
+      const json reply = json::parse(line, nullptr, false);
+      if (reply.is_discarded()) return fail("the reply to request " + std::to_string(id) + " is not JSON: " + quote_line(line));
+      auto got_id = reply_id(reply);
+      if (!got_id) return fail("the reply to request " + std::to_string(id) + ": " + got_id.error().message + ": " + quote_line(line));
+      if (*got_id != id) {
+        return fail("the reply to request " + std::to_string(id) + " carries id " + std::to_string(*got_id) + ": " +
+                    quote_line(line));
+      }
+      auto parsed = read_capture_reply(reply, buffer);
+      if (!parsed) return fail("the reply to request " + std::to_string(id) + ": " + parsed.error().message + ": " + quote_line(line));
+      replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(*parsed));
+    }
+  }
+
+  // A rank that wrote rows in some call has all its calls applied as rows, in call order.
+  for (int r = 0; r < step.dp * step.tp; ++r) {
+    const int dp = r / step.tp, tp = r % step.tp;
+    bool wrote_rows = false;
+    for (const Call& call : step.calls) {
+      const CaptureReply& reply = replies.at({call.index, dp, tp});
+      wrote_rows = wrote_rows || (!reply.rejected && !reply.has_copies);
+    }
+    if (!wrote_rows) continue;
+    for (const Call& call : step.calls) {
+      CaptureReply& reply = replies.at({call.index, dp, tp});
+      if (reply.rejected || !reply.has_copies) continue;
+      reply.writes = rows_of_copies(call, call.ranks[static_cast<size_t>(r)], step.tp, reply.copies, c.model.top_k);
+      reply.has_copies = false;
+    }
+  }
+
+  const RecordedReplies recorded(allocation, replies);
+  ConcreteOutcome outcome = execute_on_host(c, step, recorded);
+  for (ConcreteRank& rank : outcome.ranks) {
+    for (const Call& call : step.calls) {
+      const CaptureReply& reply = replies.at({call.index, rank.dp, rank.tp});
+      if (!reply.rejected && !reply.has_copies)
+        apply_row_writes(rank.capture, step.layer, c.model.top_k, reply.writes);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace r3

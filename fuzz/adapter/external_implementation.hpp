@@ -1,0 +1,68 @@
+// `external:COMMAND`: an implementation under test that lives in another process and speaks
+// the adapter protocol (docs/adapter-protocol.md). The command starts once; every capture
+// call of every rank becomes one request line and one reply line. What the replies ask for
+// is applied to guarded buffers by the host executor (copies) or written as given (rows),
+// and the result is judged like any other concrete implementation.
+//
+// An adapter that times out, answers something that is not a valid reply, answers another
+// request, or dies makes run_concrete() return an Error quoting what it sent; the child is
+// killed and reaped, and the next case starts a fresh one.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "fuzz/adapter/child_process.hpp"
+#include "fuzz/adapter/protocol.hpp"
+#include "reference/implementation.hpp"
+
+namespace r3 {
+
+struct ExternalOptions {
+  std::string command;                           // run with /bin/sh -c
+  std::chrono::milliseconds timeout{5000};       // per reply (and per request written)
+  std::chrono::milliseconds startup_timeout{30000};  // for the hello: an engine may import for a while
+  std::string stderr_log;                        // the adapter's stderr: appended here; "" = r3fuzz's stderr
+  size_t max_line_bytes = size_t{64} << 20;      // a longer reply is an error
+};
+
+class ExternalImplementation final : public Implementation {
+ public:
+  explicit ExternalImplementation(ExternalOptions options);
+  ~ExternalImplementation() override;
+
+  // Starts the adapter and exchanges the hello now, so a command that cannot start or
+  // speaks another protocol is reported before any case runs.
+  Status connect();
+
+  std::string name() const override;  // "external:COMMAND"
+  Allocation allocate(const Case& c) const override;
+  Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override;
+
+  // The hello of the adapter now running (or last run); nullopt before the first one.
+  std::optional<AdapterHello> hello() const;
+  int starts() const;  // how many times the command was started (1 + restarts)
+
+ private:
+  Status ensure_running() const;
+  Error fail(std::string message) const;  // kills the adapter, returns the message
+  Result<std::string> exchange(const std::string& request, int64_t id, std::chrono::milliseconds timeout) const;
+  Error ended(const std::string& what, const std::string& unfinished) const;
+
+  ExternalOptions options_;
+  mutable std::mutex mutex_;
+  mutable ChildProcess child_;
+  mutable std::optional<AdapterHello> hello_;
+  mutable int64_t next_id_ = 1;
+  mutable int starts_ = 0;
+};
+
+// `text` quoted as a JSON string, cut to `limit` bytes with the full length noted.
+std::string quote_line(const std::string& text, size_t limit = 200);
+
+}  // namespace r3

@@ -1,0 +1,72 @@
+// The adapter protocol "r3fuzz-adapter/1" (docs/adapter-protocol.md): JSON lines between
+// r3fuzz and an external implementation. This file builds requests and reads replies; it
+// knows nothing of processes. Every reading error names the field that is wrong.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reference/capture.hpp"
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/layout.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+
+inline constexpr std::string_view kAdapterProtocol = "r3fuzz-adapter/1";
+
+// How an adapter sizes its monolithic replay buffer (spec section 6), declared in its hello.
+enum class ReplaySizing { max_num_tokens, dp_group, dispatch_group };
+std::string_view to_string(ReplaySizing s);
+int64_t replay_rows_for(ReplaySizing s, const Case& c);
+
+struct AdapterHello {
+  std::string name;
+  std::string version;
+  ReplaySizing replay_rows = ReplaySizing::dispatch_group;
+};
+
+nlohmann::json hello_request();
+// Reads the adapter's answer to the hello; a protocol mismatch is an error naming both.
+Result<AdapterHello> read_hello(const nlohmann::json& reply);
+
+// The request for one rank in one capture call: what that rank's capture() sees.
+nlohmann::json capture_request(int64_t id, const nlohmann::json& case_json, const Step& step, const Call& call,
+                               const RankView& view, const BufferShape& buffer);
+
+// The rows the TP group's all-gather returns to `view` in `call`: the SP shards of the DP
+// rank on sp_shard, otherwise what every TP rank of the group received, concatenated.
+RowTensor tp_all_gather(const Call& call, const RankView& view, int tp);
+
+// One capture-buffer row written by the adapter (at the request's layer).
+struct RowWrite {
+  int64_t dst_row = 0;
+  std::vector<int32_t> values;  // top_k values
+};
+
+struct CaptureReply {
+  int64_t id = 0;
+  std::string branch;      // "" when the adapter did not say
+  bool rejected = false;
+  std::string error;       // the message raised, when rejected
+  bool has_copies = false; // the reply gave copies (ranges) rather than written rows
+  std::vector<Copy> copies;
+  std::vector<RowWrite> writes;
+  bool used_tp_all_gather = false;  // the rank issued the TP all-gather
+};
+
+// The id of a reply, or an error naming what is wrong with it.
+Result<int64_t> reply_id(const nlohmann::json& reply);
+// A branch name as a string_view that lives as long as the process (CaptureDecision keeps one).
+std::string_view adapter_branch_name(const std::string& name);
+
+// Reads a reply to a capture request whose capture buffer is `buffer` wide.
+Result<CaptureReply> read_capture_reply(const nlohmann::json& reply, const BufferShape& buffer);
+
+}  // namespace r3

@@ -1,0 +1,190 @@
+// external:COMMAND end to end: real child processes, the example Python adapter, and an
+// adapter that misbehaves in each way the protocol names. Each failure must be an Error
+// with the exact text, the child must be gone, and the next case must start a fresh one.
+#include "fuzz/adapter/external_implementation.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "fuzz/oracle/judge.hpp"
+#include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/layout.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+namespace {
+
+const std::string kSource = R3FUZZ_SOURCE_DIR;
+const std::string kGoodAdapter = "python3 " + kSource + "/examples/python/vllm_50874_adapter.py";
+
+std::string misbehaving(const std::string& mode, int n) {
+  return "python3 " + kSource + "/tests/fuzz/adapter/misbehaving_adapter.py " + mode + " " + std::to_string(n);
+}
+
+Case make(Topology topology, int64_t m, std::vector<int64_t> tokens, Path path, bool monolithic = false) {
+  Case c;
+  c.topology = topology;
+  c.model = {4, 2, 64};
+  c.max_num_tokens = m;
+  c.tokens = std::move(tokens);
+  c.path = path;
+  c.monolithic = monolithic;
+  c.layer = 1;
+  return c;
+}
+
+// DP [2, 3] on the naive gathered path: two ranks, so two requests per case.
+Case two_ranks() { return make({2, 1, false, false}, 8, {2, 3}, Path::gathered); }
+Case one_rank() { return make({1, 1, false, false}, 4, {3}, Path::single); }
+
+ExternalImplementation external(const std::string& command, int timeout_ms = 5000) {
+  ExternalOptions o;
+  o.command = command;
+  o.timeout = std::chrono::milliseconds(timeout_ms);
+  return ExternalImplementation(o);
+}
+
+Judgement run_and_judge(const Implementation& impl, const Case& c) {
+  const Step step = derive_step(c).value();
+  auto outcome = impl.run_concrete(c, step);
+  EXPECT_TRUE(outcome.ok()) << outcome.error().message;
+  return judge_concrete(c, step, *outcome, impl.name());
+}
+
+std::string run_error(const Implementation& impl, const Case& c) {
+  auto outcome = impl.run_concrete(c, derive_step(c).value());
+  return outcome.ok() ? std::string("(no error)") : outcome.error().message;
+}
+
+TEST(ExternalImplementation, HelloNamesTheAdapterAndItsReplaySizing) {
+  auto impl = external(kGoodAdapter);
+  ASSERT_TRUE(impl.connect().ok());
+  ASSERT_TRUE(impl.hello().has_value());
+  EXPECT_EQ(impl.hello()->name, "vllm-50874 (python)");
+  EXPECT_EQ(impl.hello()->version, "1");
+  EXPECT_EQ(impl.hello()->replay_rows, ReplaySizing::dispatch_group);
+  EXPECT_EQ(impl.name(), "external:" + kGoodAdapter);
+  const Case c = make({2, 2, true, true}, 8, {5, 3}, Path::gathered, true);
+  EXPECT_EQ(impl.allocate(c).replay_rows, 32);  // M * D * T under EP
+}
+
+TEST(ExternalImplementation, PythonAdapterMatchesTheModelOnUpstreamVectors) {
+  auto impl = external(kGoodAdapter);
+  const PolicyImplementation model(make_vllm_50874_policy());
+  // vLLM's upstream vectors: naive gathered DP [2, 3]; gathered SP shards [3, 2] with T = 2;
+  // SP shards of [2, 3] with T = 2 (TP all-gather); plus heavy padding near capacity.
+  const std::vector<Case> cases = {
+      make({2, 1, false, false}, 8, {2, 3}, Path::gathered, true),
+      make({2, 2, true, true}, 8, {3, 2}, Path::gathered, true),
+      make({2, 2, true, true}, 8, {2, 3}, Path::sp_shard),
+      make({2, 2, true, true}, 4, {1, 4}, Path::sp_shard),
+      make({3, 2, true, false}, 5, {5, 0, 1}, Path::local),
+  };
+  for (const Case& c : cases) {
+    const Judgement got = run_and_judge(impl, c);
+    const Judgement want = run_and_judge(model, c);
+    EXPECT_EQ(to_string(got.verdict), to_string(want.verdict)) << want.detail;
+    EXPECT_EQ(got.branch, want.branch);
+    EXPECT_EQ(got.detail, want.detail);
+    ASSERT_EQ(got.ranks.size(), want.ranks.size());
+    for (size_t r = 0; r < got.ranks.size(); ++r) {
+      EXPECT_EQ(got.ranks[r].branches, want.ranks[r].branches);
+      EXPECT_EQ(got.ranks[r].tp_gathers, want.ranks[r].tp_gathers);
+    }
+  }
+  EXPECT_EQ(impl.starts(), 1);
+}
+
+TEST(ExternalImplementation, CornerCaseTwoIsLatentThroughThePythonAdapterToo) {
+  auto impl = external(kGoodAdapter);
+  // n_d = 1 with SP: the one-row shard takes branch local on every TP rank; tp 1 captures padding.
+  const Judgement j = run_and_judge(impl, make({2, 2, true, true}, 4, {1, 2}, Path::sp_shard));
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.severity, Severity::latent);
+  EXPECT_EQ(j.detail, "buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)");
+}
+
+TEST(ExternalImplementation, RejectionIsAnErrorStringNotAnAdapterFailure) {
+  auto impl = external(kGoodAdapter);
+  Case c = make({2, 1, false, false}, 8, {2, 3}, Path::gathered);
+  // Wrong counts and no local_sizes: 5 gathered rows match no branch, so every rank raises.
+  c.metadata = MetadataOverride{std::vector<int64_t>{2, 4}, true, std::nullopt};
+  const Judgement j = run_and_judge(impl, c);
+  EXPECT_EQ(j.verdict, Verdict::pass);  // the reference rejects, and so did every rank
+  for (const RankJudgement& r : j.ranks) EXPECT_TRUE(r.rejected);
+}
+
+TEST(ExternalImplementation, RowsWrittenPastTheBufferAreAnOverflow) {
+  auto impl = external(misbehaving("overflow", 1));
+  const Judgement j = run_and_judge(impl, one_rank());
+  EXPECT_EQ(j.verdict, Verdict::overflow);
+  EXPECT_EQ(j.detail, "capture buffer of dp 0 tp 0: 2 rows written past its end (it holds 4 rows)");
+}
+
+struct Misbehaviour {
+  std::string mode;
+  std::string error;
+};
+
+class AdapterFailure : public testing::TestWithParam<Misbehaviour> {};
+
+TEST_P(AdapterFailure, IsAnErrorQuotingTheLineAndTheNextCaseRestartsTheAdapter) {
+  auto impl = external(misbehaving(GetParam().mode, 2), 300);
+  EXPECT_EQ(run_error(impl, two_ranks()), GetParam().error);
+  EXPECT_EQ(impl.starts(), 1);
+  // The campaign goes on: a fresh adapter answers the next case (one request: before its Nth).
+  const Judgement j = run_and_judge(impl, one_rank());
+  EXPECT_EQ(j.verdict, Verdict::pass) << j.detail;
+  EXPECT_EQ(impl.starts(), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Protocol, AdapterFailure,
+    testing::Values(
+        Misbehaviour{"sleep", "no reply to request 2 within 0.3 s"},
+        Misbehaviour{"garbage", "the reply to request 2 is not JSON: \"this is not json\""},
+        Misbehaviour{"wrong_id", "the reply to request 2 carries id 99: \"{\\\"id\\\": 99, \\\"rows\\\": []}\""},
+        Misbehaviour{"exit", "the adapter exited with status 3 before replying to request 2"},
+        Misbehaviour{"partial",
+                     "the adapter exited with status 4 before replying to request 2; its unfinished line: "
+                     "\"{\\\"id\\\": 2, \\\"ro\""},
+        Misbehaviour{"short_row",
+                     "the reply to request 2: rows[0].values: expected a list of 2 integers (top_k), got 1 entries: "
+                     "\"{\\\"id\\\": 2, \\\"rows\\\": [{\\\"dst_row\\\": 0, \\\"values\\\": [1]}]}\""}),
+    [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
+
+TEST(ExternalImplementation, RequestIdsKeepCountingAcrossRestarts) {
+  auto impl = external(misbehaving("garbage", 1), 300);
+  EXPECT_EQ(run_error(impl, one_rank()), "the reply to request 1 is not JSON: \"this is not json\"");
+  EXPECT_EQ(run_error(impl, one_rank()), "the reply to request 2 is not JSON: \"this is not json\"");
+  EXPECT_EQ(impl.starts(), 2);
+}
+
+TEST(ExternalImplementation, ProtocolMismatchIsNamedInTheHello) {
+  auto impl = external(misbehaving("old_protocol", 1));
+  const Status s = impl.connect();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            "hello: the adapter speaks protocol \"r3fuzz-adapter/0\", r3fuzz speaks \"r3fuzz-adapter/1\": "
+            "\"{\\\"type\\\": \\\"hello\\\", \\\"protocol\\\": \\\"r3fuzz-adapter/0\\\", \\\"name\\\": "
+            "\\\"misbehaving\\\", \\\"version\\\": \\\"old_protocol\\\"}\"");
+}
+
+TEST(ExternalImplementation, ACommandThatDoesNotExistFailsAtTheHello) {
+  ExternalOptions o;
+  o.command = "r3fuzz-no-such-adapter-command";
+  o.stderr_log = "/dev/null";
+  ExternalImplementation impl(o);
+  const Status s = impl.connect();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "the adapter exited with status 127 before replying to the hello");
+}
+
+TEST(ExternalImplementation, LongLinesAreCutWhenQuoted) {
+  EXPECT_EQ(quote_line("abc"), "\"abc\"");
+  EXPECT_EQ(quote_line(std::string(300, 'x'), 4), "\"xxxx...\" (300 bytes)");
+  EXPECT_EQ(quote_line("tab\there"), "\"tab\\there\"");
+}
+
+}  // namespace
+}  // namespace r3
