@@ -16,19 +16,23 @@ struct CaseGenOptions {
   bool dp_chunk = false;      // allow DP chunking (spec 9.2)
   bool cudagraph = true;      // allow CUDA-graph padding (buckets may exceed M)
   bool extras = false;        // metadata overrides, note and expect (codec round trips)
+  bool force_sp = false;      // only SP topologies (dp > 1, tp > 1, ep, sp)
+  int min_dp = 1;
   int max_dp = 4;
   int max_tp = 4;
   int64_t max_rows = 16;      // M at most this
 };
 
 inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {
-  return rc::gen::exec([o] {
+  // Fixed size: RapidCheck scales integer ranges by size, and small sizes would give mostly dp 1.
+  return rc::gen::resize(50, rc::gen::exec([o] {
     Case c;
-    c.topology.dp = *rc::gen::inRange(1, o.max_dp + 1);
-    c.topology.tp = *rc::gen::inRange(1, o.max_tp + 1);
-    c.topology.ep = *rc::gen::arbitrary<bool>();
+    const int min_dp = o.force_sp ? std::max(2, o.min_dp) : o.min_dp;
+    c.topology.dp = *rc::gen::inRange(min_dp, std::max(min_dp, o.max_dp) + 1);
+    c.topology.tp = *rc::gen::inRange(o.force_sp ? 2 : 1, std::max(2, o.max_tp) + 1);
+    c.topology.ep = o.force_sp || *rc::gen::arbitrary<bool>();
     const bool sp_allowed = c.topology.ep && c.topology.tp > 1 && c.topology.dp > 1;
-    c.topology.sp = sp_allowed && *rc::gen::arbitrary<bool>();
+    c.topology.sp = sp_allowed && (o.force_sp || *rc::gen::arbitrary<bool>());
     c.model.layers = *rc::gen::inRange(1, 5);
     c.model.experts = *rc::gen::inRange(1, 65);
     c.model.top_k = *rc::gen::inRange(1, std::min(8, c.model.experts) + 1);
@@ -79,7 +83,7 @@ inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {
       }
     }
     return c;
-  });
+  }));
 }
 
 }  // namespace r3::test
