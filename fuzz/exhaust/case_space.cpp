@@ -1,0 +1,130 @@
+#include "fuzz/exhaust/case_space.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "reference/layout.hpp"
+
+namespace r3 {
+namespace {
+
+constexpr int kMaxMicrobatches = 4;
+
+// Token vectors of length `dp`, each entry in 0..cap, summing to `sum`, in lexicographic order.
+void compositions(int dp, int64_t sum, int64_t cap, std::vector<int64_t>& prefix,
+                  std::vector<std::vector<int64_t>>& out) {
+  if (static_cast<int>(prefix.size()) == dp - 1) {
+    if (sum <= cap) {
+      prefix.push_back(sum);
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  const int64_t left_slots = dp - 1 - static_cast<int64_t>(prefix.size());
+  for (int64_t v = 0; v <= std::min(sum, cap); ++v) {
+    if (sum - v > left_slots * cap) continue;
+    prefix.push_back(v);
+    compositions(dp, sum - v, cap, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::vector<Topology> topologies(int dp, int tp) {
+  std::vector<Topology> out{{dp, tp, false, false}, {dp, tp, true, false}};
+  if (dp > 1 && tp > 1) out.push_back({dp, tp, true, true});
+  return out;
+}
+
+std::vector<Path> paths(const Topology& t) {
+  if (t.dp == 1) return {Path::single};
+  return {Path::gathered, t.sp ? Path::sp_shard : Path::local};
+}
+
+int64_t most_chunk_rows(const Case& c) {
+  int64_t most = 0;
+  for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
+  return most;
+}
+
+}  // namespace
+
+Padding padding_variant(int index, int64_t max_num_tokens) {
+  switch (index) {
+    case 0: return {PaddingMode::none, {}};
+    case 1: return {PaddingMode::dp_max, {}};
+    case 2: return {PaddingMode::cudagraph, {1}};
+    case 3: {
+      Padding p{PaddingMode::cudagraph, {2}};
+      while (p.cudagraph_sizes.back() < max_num_tokens) p.cudagraph_sizes.push_back(2 * p.cudagraph_sizes.back());
+      return p;
+    }
+    default: return {PaddingMode::cudagraph, {max_num_tokens + 1}};
+  }
+}
+
+std::vector<CaseUnit> enumerate_units(const ExhaustBounds& b) {
+  std::vector<CaseUnit> units;
+  std::vector<int64_t> prefix;
+  std::vector<std::vector<int64_t>> vectors;
+  for (int dp = 1; dp <= b.max_dp; ++dp) {
+    for (int tp = 1; tp <= b.max_tp; ++tp) {
+      for (const Topology& topology : topologies(dp, tp)) {
+        for (int64_t sum = 0; sum <= b.max_tokens; ++sum) {
+          vectors.clear();
+          compositions(dp, sum, b.max_m, prefix, vectors);
+          for (auto& tokens : vectors) units.push_back({topology, std::move(tokens)});
+        }
+      }
+    }
+  }
+  return units;
+}
+
+int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::function<bool(const Case&)>& visit) {
+  Case c;
+  c.topology = unit.topology;
+  c.model = {b.layers, b.top_k, b.experts};
+  c.tokens = unit.tokens;
+  const int64_t most_tokens = *std::max_element(unit.tokens.begin(), unit.tokens.end());
+  std::vector<int> layers{0};
+  if (b.layers > 1) layers.push_back(b.layers - 1);
+  int64_t visited = 0;
+  auto emit = [&]() {
+    for (int layer : layers) {
+      c.layer = layer;
+      ++visited;
+      if (!visit(c)) return false;
+    }
+    return true;
+  };
+  for (int64_t m = std::max<int64_t>(1, most_tokens); m <= b.max_m; ++m) {
+    c.max_num_tokens = m;
+    for (Path path : paths(c.topology)) {
+      c.path = path;
+      const bool modular = path == Path::local || path == Path::sp_shard;
+      for (int pad = 0; pad < kPaddingVariants; ++pad) {
+        c.padding = padding_variant(pad, m);
+        for (bool monolithic : {false, true}) {
+          if (monolithic && modular) continue;
+          c.monolithic = monolithic;
+          const int most_u = c.padding.mode == PaddingMode::dp_max && c.topology.dp > 1 ? kMaxMicrobatches : 1;
+          for (int u = 1; u <= most_u; ++u) {
+            c.microbatches = u;
+            c.dp_chunk.reset();
+            if (!emit()) return visited;
+            if (!modular || u > 1) continue;
+            const int64_t most_c = most_chunk_rows(c) + 1;
+            for (int64_t chunk = 1; chunk <= most_c; ++chunk) {
+              c.dp_chunk = chunk;
+              if (!emit()) return visited;
+            }
+          }
+        }
+      }
+    }
+  }
+  return visited;
+}
+
+}  // namespace r3
