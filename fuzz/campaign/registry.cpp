@@ -1,5 +1,6 @@
 #include "fuzz/campaign/registry.hpp"
 
+#include "fuzz/adapter/external_implementation.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/policy.hpp"
 
@@ -19,6 +20,20 @@ auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
   };
 }
 
+// external:COMMAND starts the adapter and exchanges the hello now: a command that cannot
+// start or speaks another protocol is a usage error, not a failure of every case.
+Made make_external(std::string_view command, const ImplementationOptions& o) {
+  if (!o.backend.empty()) return Error{"--backend: external:" + std::string(command) + " has no backend"};
+  if (!o.fault.empty()) return Error{"--fault: external:" + std::string(command) + " takes no fault"};
+  ExternalOptions options;
+  options.command = std::string(command);
+  options.timeout = o.adapter_timeout;
+  options.stderr_log = o.adapter_log;
+  auto impl = std::make_unique<ExternalImplementation>(std::move(options));
+  if (Status s = impl->connect(); !s.ok()) return Error{"--impl external:" + std::string(command) + ": " + s.error().message};
+  return std::unique_ptr<Implementation>(std::move(impl));
+}
+
 bool is_prefix_entry(std::string_view name) { return !name.empty() && name.back() == ':'; }
 
 }  // namespace
@@ -28,6 +43,7 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
       {"vllm-50874", "vLLM's capture policy after PR #50874 (model)", policy_entry(make_vllm_50874_policy)},
       {"vllm-pre-50874", "vLLM's capture policy before PR #50874 (model)", policy_entry(make_vllm_pre_50874_policy)},
       {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
+      {"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external},
   };
   return entries;
 }

@@ -3,6 +3,7 @@
 // options a command line may set. Adding an implementation is one line in registry.cpp.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,6 +19,8 @@ namespace r3 {
 struct ImplementationOptions {
   std::string backend;  // gpu: which all-gather backend runs ("" = its default)
   std::string fault;    // a named fault to inject ("" = none)
+  std::chrono::milliseconds adapter_timeout{5000};  // external: how long one reply may take
+  std::string adapter_log;                          // external: append the adapter's stderr here ("" = ours)
 };
 
 struct RegisteredImplementation {
