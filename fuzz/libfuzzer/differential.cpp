@@ -1,0 +1,159 @@
+#include "fuzz/libfuzzer/differential.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/campaign/registry.hpp"
+#include "fuzz/campaign/report.hpp"
+#include "fuzz/codec/case_json.hpp"
+#include "reference/layout.hpp"
+
+namespace r3 {
+namespace {
+
+std::vector<std::string> split_names(std::string_view text) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    std::string name(text.substr(start, comma - start));
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (!name.empty()) names.push_back(name);
+    start = comma + 1;
+  }
+  return names;
+}
+
+// The faulted implementation: the GPU pipeline when it is registered, else the faulty policy.
+Result<std::unique_ptr<Implementation>> make_faulted(const std::string& fault) {
+  auto gpu = make_implementation("gpu", ImplementationOptions{"host", fault});
+  if (gpu) return gpu;
+  auto policy = make_implementation("r3-fixed+" + fault, {});
+  if (policy) return policy;
+  return Error{"R3FUZZ_FAULT=" + fault + ": no implementation carries it (gpu: " + gpu.error().message +
+               "; r3-fixed+" + fault + ": " + policy.error().message + ")"};
+}
+
+Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const DifferentialConfig& config) {
+  std::vector<std::unique_ptr<Implementation>> impls;
+  if (config.impls.empty() && !config.fault.empty()) {
+    R3_TRY(auto faulted, make_faulted(config.fault));
+    impls.push_back(std::move(faulted));
+    return impls;
+  }
+  if (config.impls.empty()) {
+    R3_TRY(auto vllm, make_implementation("vllm-50874", {}));
+    impls.push_back(std::move(vllm));
+    if (auto gpu = make_implementation("gpu", ImplementationOptions{"host", ""})) impls.push_back(std::move(*gpu));
+    return impls;
+  }
+  for (const std::string& name : config.impls) {
+    auto impl = make_implementation(name, ImplementationOptions{"", config.fault});
+    if (!impl) return Error{"R3FUZZ_IMPLS: " + impl.error().message};
+    impls.push_back(std::move(*impl));
+  }
+  return impls;
+}
+
+std::optional<Judgement> judge(const Implementation& impl, const Case& c, const Step& step) {
+  const auto mode = choose_judge_mode(Mode::mixed, impl, c);
+  if (!mode) return std::nullopt;
+  return judge_case(impl, c, step, *mode);
+}
+
+// Signatures the regression cases in `dir` show for the implementation each one names.
+Result<std::set<Signature>> known_signatures(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  if (ec) return Error{"R3FUZZ_KNOWN=" + dir + ": " + ec.message()};
+  std::sort(files.begin(), files.end());
+  std::set<Signature> known;
+  for (const auto& file : files) {
+    R3_TRY(Case c, read_case_file(file.string()));
+    if (!c.expect) continue;
+    auto impl = make_implementation(c.expect->impl, {});
+    if (!impl) return Error{file.string() + ": expect.impl: " + impl.error().message};
+    R3_TRY(Step step, derive_step(c));
+    if (auto j = judge(**impl, c, step); j && j->failed()) known.insert(signature_of(*j, c.path));
+  }
+  return known;
+}
+
+std::string report_for(const Case& c, const std::vector<std::string>& names, std::vector<Finding> findings, bool strict) {
+  CampaignReport report;
+  report.options.max_cases = 1;
+  report.options.out_dir.clear();
+  report.options.strict = strict;
+  report.implementations = names;
+  report.cases = 1;
+  Case documented = c;
+  const Finding& first = findings.front();
+  documented.expect = Expectation{first.signature.impl, std::string(to_string(first.signature.verdict)),
+                                  std::string(to_string(first.severity))};
+  documented.note = "found by the differential fuzz target";
+  report.findings = std::move(findings);
+  return report_text(report, false) + "\nThe failing case (save it as a .json file and run r3fuzz replay on it):\n" +
+         case_to_json_text(documented);
+}
+
+}  // namespace
+
+Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv) {
+  DifferentialConfig config;
+  if (const char* impls = getenv("R3FUZZ_IMPLS")) config.impls = split_names(impls);
+  if (const char* fault = getenv("R3FUZZ_FAULT")) config.fault = fault;
+  if (const char* strict = getenv("R3FUZZ_STRICT")) {
+    const std::string value = strict;
+    if (value == "1") config.strict = true;
+    else if (value != "0" && !value.empty()) return Error{"R3FUZZ_STRICT: \"" + value + "\" is not 0 or 1"};
+  }
+  if (const char* known = getenv("R3FUZZ_KNOWN")) config.known_dir = known;
+  return config;
+}
+
+Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& config) {
+  DifferentialRunner runner;
+  runner.config_ = config;
+  R3_TRY(runner.impls_, make_impls(config));
+  if (!config.known_dir.empty()) {
+    R3_TRY(runner.known_, known_signatures(config.known_dir));
+  }
+  return runner;
+}
+
+DifferentialVerdict DifferentialRunner::run(const Case& c) const {
+  DifferentialVerdict verdict;
+  auto step = derive_step(c);
+  R3_CHECK(step.ok(), "the fuzz targets only run valid cases");
+  std::vector<std::string> names;
+  std::vector<Finding> findings;
+  for (const auto& impl : impls_) {
+    names.push_back(impl->name());
+    const auto j = judge(*impl, c, *step);
+    if (!j || !j->failed()) continue;
+    const Signature signature = signature_of(*j, c.path);
+    if (known_.count(signature)) {
+      verdict.known_hits.push_back(signature);
+      continue;
+    }
+    if (j->severity == Severity::latent && !config_.strict) continue;
+    Finding f;
+    f.signature = signature;
+    f.severity = j->severity;
+    f.detail = j->detail;
+    f.c = c;
+    f.judged_as = *choose_judge_mode(Mode::mixed, *impl, c);
+    findings.push_back(std::move(f));
+  }
+  if (findings.empty()) return verdict;
+  verdict.abort = true;
+  verdict.report = report_for(c, names, std::move(findings), config_.strict);
+  return verdict;
+}
+
+}  // namespace r3

@@ -1,0 +1,64 @@
+// The body of the differential fuzz target, as plain library code: which implementations run
+// (chosen by environment variables, since libFuzzer owns argv), judging one case, and the
+// report a failing case prints. differential_target.cpp wraps it in LLVMFuzzerTestOneInput.
+//
+//   R3FUZZ_IMPLS   comma-separated implementation names (default: vllm-50874, plus gpu on the
+//                  host backend when the registry has it)
+//   R3FUZZ_FAULT   a design.md fault name: the implementations become the faulted one alone
+//                  (gpu with the fault, else r3-fixed+FAULT), unless R3FUZZ_IMPLS is also set
+//   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's spec corner case 2 is latent)
+//   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
+//                  of them shows are known bugs, printed once and not aborted on
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/oracle/verdict.hpp"
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/implementation.hpp"
+
+namespace r3 {
+
+struct DifferentialConfig {
+  std::vector<std::string> impls;  // empty: the defaults above
+  std::string fault;               // "" = none
+  bool strict = false;
+  std::string known_dir;           // "" = none
+};
+
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads the variables above; an unknown R3FUZZ_STRICT value is an error naming it.
+Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv);
+
+struct DifferentialVerdict {
+  bool abort = false;          // a failing (or, strict, latent) verdict with an unknown signature
+  std::string report;          // the readable report and the JSON case; empty when every judgement passed
+  std::vector<Signature> known_hits;  // failures skipped as known
+};
+
+class DifferentialRunner {
+ public:
+  // Builds the implementations and, with known_dir, judges every regression case there to
+  // learn the known signatures. Errors name the implementation, fault or file.
+  static Result<DifferentialRunner> create(const DifferentialConfig& config);
+
+  // Judges every implementation on `c` (a valid case small enough for concrete mode).
+  DifferentialVerdict run(const Case& c) const;
+
+  const std::vector<std::unique_ptr<Implementation>>& implementations() const { return impls_; }
+  const std::set<Signature>& known() const { return known_; }
+
+ private:
+  DifferentialConfig config_;
+  std::vector<std::unique_ptr<Implementation>> impls_;
+  std::set<Signature> known_;
+};
+
+}  // namespace r3

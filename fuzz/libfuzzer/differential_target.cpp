@@ -1,0 +1,56 @@
+// libFuzzer's differential target: bytes -> binary case (rejected inputs return -1 so libFuzzer
+// does not keep them) -> every selected implementation judged beside the reference. A failing
+// verdict prints `r3fuzz run`'s report and the case as JSON, then aborts, so every crash
+// artifact explains itself. Configuration: see differential.hpp (environment variables).
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "fuzz/codec/case_binary.hpp"
+#include "fuzz/libfuzzer/differential.hpp"
+
+namespace {
+
+const r3::DifferentialRunner& runner() {
+  static const r3::DifferentialRunner instance = [] {
+    auto config = r3::differential_config_from_env([](const char* name) { return std::getenv(name); });
+    if (!config) {
+      std::fprintf(stderr, "r3fuzz differential target: error: %s\n", config.error().message.c_str());
+      std::exit(2);
+    }
+    auto made = r3::DifferentialRunner::create(*config);
+    if (!made) {
+      std::fprintf(stderr, "r3fuzz differential target: error: %s\n", made.error().message.c_str());
+      std::exit(2);
+    }
+    std::string names;
+    for (const auto& impl : made->implementations()) names += (names.empty() ? "" : ", ") + impl->name();
+    std::fprintf(stderr, "r3fuzz differential target: implementations %s; %zu known signature(s)%s\n",
+                 names.c_str(), made->known().size(), config->strict ? "; strict" : "");
+    return std::move(*made);
+  }();
+  return instance;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  runner();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto c = r3::case_from_binary(std::span<const uint8_t>(data, size));
+  if (!c) return -1;
+  const r3::DifferentialVerdict verdict = runner().run(*c);
+  static std::set<r3::Signature> reported_known;
+  for (const r3::Signature& s : verdict.known_hits) {
+    if (reported_known.insert(s).second) {
+      std::fprintf(stderr, "r3fuzz differential target: known finding, not aborting: %s\n", s.text().c_str());
+    }
+  }
+  if (!verdict.abort) return 0;
+  std::fputs(verdict.report.c_str(), stderr);
+  std::fflush(stderr);
+  std::abort();
+}

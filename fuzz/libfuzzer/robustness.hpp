@@ -1,0 +1,16 @@
+// The robustness target's body: one byte string through every decoder and validator r3fuzz
+// has (the binary codec under both limits, the JSON reader, metadata overrides through
+// derive_step, the production-log line reader), checking the round-trip invariants on what
+// decodes. Every error must come back as a value; an invariant broken is an r3fuzz bug and
+// aborts through R3_CHECK.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace r3 {
+
+// How many decoders accepted the input (for tests; the fuzz target ignores it).
+int exercise_decoders(std::span<const uint8_t> bytes);
+
+}  // namespace r3

@@ -1,0 +1,103 @@
+#include "fuzz/libfuzzer/differential.hpp"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "fuzz/codec/case_json.hpp"
+
+namespace r3 {
+namespace {
+
+GetEnv env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+Case regression(const std::string& name) {
+  auto c = read_case_file(std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression/" + name);
+  EXPECT_TRUE(c) << c.error().message;
+  Case plain = *c;
+  plain.note.clear();
+  plain.expect.reset();
+  return plain;
+}
+
+TEST(DifferentialConfig, ReadsTheEnvironment) {
+  auto config = differential_config_from_env(env({{"R3FUZZ_IMPLS", "vllm-50874, r3-fixed"},
+                                                  {"R3FUZZ_STRICT", "1"},
+                                                  {"R3FUZZ_KNOWN", "corpus/regression"}}));
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->impls, (std::vector<std::string>{"vllm-50874", "r3-fixed"}));
+  EXPECT_TRUE(config->strict);
+  EXPECT_EQ(config->known_dir, "corpus/regression");
+  auto bad = differential_config_from_env(env({{"R3FUZZ_STRICT", "yes"}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "R3FUZZ_STRICT: \"yes\" is not 0 or 1");
+}
+
+TEST(DifferentialRunner, DefaultsToVllm50874AndNamesUnknownImplementations) {
+  auto runner = DifferentialRunner::create({});
+  ASSERT_TRUE(runner) << runner.error().message;
+  ASSERT_FALSE(runner->implementations().empty());
+  EXPECT_EQ(runner->implementations()[0]->name(), "vllm-50874");
+  auto unknown = DifferentialRunner::create({{"no-such-impl"}, "", false, ""});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.rfind("R3FUZZ_IMPLS: --impl no-such-impl: unknown implementation", 0), 0u)
+      << unknown.error().message;
+}
+
+TEST(DifferentialRunner, LatentVerdictsAbortOnlyWhenStrict) {
+  const Case latent = regression("vllm-50874-latent-one-row-sp-shard.json");
+  auto lenient = DifferentialRunner::create({{"vllm-50874"}, "", false, ""});
+  ASSERT_TRUE(lenient);
+  EXPECT_FALSE(lenient->run(latent).abort);
+  auto strict = DifferentialRunner::create({{"vllm-50874"}, "", true, ""});
+  ASSERT_TRUE(strict);
+  const DifferentialVerdict v = strict->run(latent);
+  EXPECT_TRUE(v.abort);
+  EXPECT_NE(v.report.find("vllm-50874/wrong_rows/sp_shard/local (latent, 1 case)"), std::string::npos) << v.report;
+  EXPECT_NE(v.report.find("buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)"),
+            std::string::npos);
+  // The report ends with the case as JSON, its expectation filled in: it reads back.
+  const size_t json_at = v.report.find("{\n  \"format\"");
+  ASSERT_NE(json_at, std::string::npos);
+  auto back = case_from_json_text(v.report.substr(json_at));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->expect, (Expectation{"vllm-50874", "wrong_rows", "latent"}));
+  EXPECT_EQ(back->tokens, latent.tokens);
+}
+
+TEST(DifferentialRunner, KnownSignaturesFromRegressionCasesDoNotAbort) {
+  const Case overwrite = regression("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  auto fresh = DifferentialRunner::create({{"vllm-50874"}, "", false, ""});
+  ASSERT_TRUE(fresh);
+  EXPECT_TRUE(fresh->run(overwrite).abort);
+  auto known = DifferentialRunner::create({{"vllm-50874"}, "", false, std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression"});
+  ASSERT_TRUE(known) << known.error().message;
+  const DifferentialVerdict v = known->run(overwrite);
+  EXPECT_FALSE(v.abort);
+  ASSERT_EQ(v.known_hits.size(), 1u);
+  EXPECT_EQ(v.known_hits[0].impl, "vllm-50874");
+  EXPECT_EQ(v.known_hits[0].verdict, Verdict::wrong_rows);
+}
+
+TEST(DifferentialRunner, PassingCasesReportNothing) {
+  Case c;
+  c.topology = {2, 2, true, true};
+  c.model = {2, 1, 8};
+  c.max_num_tokens = 8;
+  c.tokens = {5, 3};
+  c.path = Path::gathered;
+  auto runner = DifferentialRunner::create({{"vllm-50874", "r3-fixed"}, "", true, ""});
+  ASSERT_TRUE(runner);
+  const DifferentialVerdict v = runner->run(c);
+  EXPECT_FALSE(v.abort);
+  EXPECT_TRUE(v.report.empty());
+  EXPECT_TRUE(v.known_hits.empty());
+}
+
+}  // namespace
+}  // namespace r3

@@ -1,0 +1,56 @@
+#include "fuzz/libfuzzer/robustness.hpp"
+
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "fuzz/codec/case_binary.hpp"
+#include "fuzz/codec/case_json.hpp"
+
+namespace r3 {
+namespace {
+
+std::vector<uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()}; }
+
+Case small_case() {
+  Case c;
+  c.topology = {2, 2, true, true};
+  c.model = {2, 1, 8};
+  c.max_num_tokens = 4;
+  c.tokens = {3, 1};
+  c.path = Path::gathered;
+  return c;
+}
+
+TEST(Robustness, CountsTheDecodersThatAcceptAnInput) {
+  // A small binary case decodes under both limits, and (like most inputs of 3 bytes or more) as
+  // a metadata record too; JSON text is JSON and a metadata record.
+  EXPECT_EQ(exercise_decoders(case_to_binary(small_case())), 3);
+  EXPECT_EQ(exercise_decoders(bytes_of(case_to_json_text(small_case()))), 2);
+  EXPECT_EQ(exercise_decoders(bytes_of("")), 0);
+  // Metadata record: base case 0 (SP, gathered, tokens [5, 3]); num_tokens_across_dp [5, 3];
+  // local_sizes given, 4 entries [3, 3, 2, 2]: exactly the derived layout, so accepted.
+  const std::vector<uint8_t> metadata = {0, 0x07, 0x42, 5, 3, 3, 3, 2, 2};
+  EXPECT_EQ(exercise_decoders(metadata), 1);
+}
+
+// Deterministic random inputs: the fuzz target runs this body under libFuzzer; here it must
+// simply come back for every input.
+TEST(Robustness, SurvivesRandomAndEditedInputs) {
+  std::mt19937_64 rng(2026);
+  const std::vector<uint8_t> seeds[] = {case_to_binary(small_case()), bytes_of(case_to_json_text(small_case()))};
+  int accepted = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<uint8_t> bytes = seeds[i % 2];
+    for (int e = 0; e < 3; ++e) bytes[rng() % bytes.size()] = static_cast<uint8_t>(rng());
+    accepted += exercise_decoders(bytes) > 0;
+    std::vector<uint8_t> noise(rng() % 40);
+    for (auto& b : noise) b = static_cast<uint8_t>(rng());
+    accepted += exercise_decoders(noise) > 0;
+  }
+  EXPECT_GT(accepted, 100);
+}
+
+}  // namespace
+}  // namespace r3
