@@ -77,6 +77,11 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
                                     const CampaignHooks& hooks) {
   CampaignReport report;
   report.options = options;
+  GeneratorOptions generator = options.generator;
+  if (options.mode == Mode::concrete) {  // production layouts are too large to run concretely
+    std::erase(generator.sizes, SizeClass::production);
+    if (generator.sizes.empty()) return Error{"--mode concrete: production sizes run symbolically only; add tiny or small"};
+  }
   for (const auto& impl : impls) report.implementations.push_back(impl->name());
   std::map<Signature, size_t> seen;  // signature -> index in report.findings
   const Clock::time_point start = Clock::now();
@@ -99,7 +104,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
         next_progress = now + std::chrono::milliseconds(250);
       }
     }
-    const GeneratedCase g = generate_case(options.seed, index, options.generator);
+    const GeneratedCase g = generate_case(options.seed, index, generator);
     Result<Step> step = derive_step(g.c);
     if (!step.ok()) {
       return Error{"internal: the generator produced an invalid case (seed " + std::to_string(options.seed) +

@@ -1,0 +1,203 @@
+#include "fuzz/campaign/campaign.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "fuzz/campaign/registry.hpp"
+#include "fuzz/campaign/report.hpp"
+#include "fuzz/codec/case_json.hpp"
+#include "reference/layout.hpp"
+
+namespace r3 {
+namespace {
+
+std::vector<std::unique_ptr<Implementation>> impls(std::vector<std::string> names) {
+  std::vector<std::unique_ptr<Implementation>> out;
+  for (const std::string& name : names) out.push_back(std::move(make_implementation(name, {})).value());
+  return out;
+}
+
+CampaignOptions cases(int64_t n, Mode mode = Mode::mixed) {
+  CampaignOptions o;
+  o.max_cases = n;
+  o.mode = mode;
+  o.out_dir.clear();
+  return o;
+}
+
+const Finding* find(const CampaignReport& r, const std::string& prefix) {
+  for (const Finding& f : r.findings)
+    if (f.signature.text().rfind(prefix, 0) == 0) return &f;
+  return nullptr;
+}
+
+TEST(Campaign, SameSeedSameReport) {
+  const auto two = impls({"vllm-50874", "vllm-pre-50874"});
+  const CampaignReport a = run_campaign(cases(1500), two).value();
+  const CampaignReport b = run_campaign(cases(1500), two).value();
+  EXPECT_EQ(report_json(a, false).dump(), report_json(b, false).dump());
+  EXPECT_EQ(report_text(a, false), report_text(b, false));
+  EXPECT_FALSE(report_json(a, false).contains("timing"));
+  EXPECT_TRUE(report_json(a, true).contains("timing"));
+  CampaignOptions other = cases(1500);
+  other.seed = 2;
+  EXPECT_NE(report_json(run_campaign(other, two).value(), false).dump(), report_json(a, false).dump());
+}
+
+TEST(Campaign, CatchesPre50874WithinTheFirstThousandCases) {
+  const CampaignReport r = run_campaign(cases(1000), impls({"vllm-pre-50874"})).value();
+  const Finding* capacity = find(r, "vllm-pre-50874/capacity/gathered/");
+  ASSERT_NE(capacity, nullptr);
+  EXPECT_TRUE(capacity->c.monolithic);
+  EXPECT_EQ(capacity->detail.rfind("replay buffer has ", 0), 0u) << capacity->detail;
+  const Finding* shards = find(r, "vllm-pre-50874/spurious_reject/sp_shard/error");
+  ASSERT_NE(shards, nullptr);
+  EXPECT_NE(shards->detail.find("assert total == n failed"), std::string::npos);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+// With the default generator, vllm-50874 fails plain steps (no micro-batches, no DP chunking)
+// in two known ways only: capacity where a CUDA-graph bucket above M pads some n_d past M
+// (spec corner case 7), and the latent one-row SP shard on TP ranks > 0 (corner case 2).
+// Everything else it gets wrong needs spec section 9: micro-batches, or DP chunking (even a
+// single chunk, where an idle rank's placeholder row matches no branch).
+TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
+  const auto vllm = impls({"vllm-50874"});
+  int capacity = 0, latent = 0, multi_call = 0;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    const Case c = generate_case(1, i, {}).c;
+    const Step step = derive_step(c).value();
+    const Judgement j = judge_case(*vllm[0], c, step, JudgeMode::symbolic);
+    if (!j.failed()) continue;
+    if (c.microbatches > 1 || c.dp_chunk) {
+      ++multi_call;
+      continue;
+    }
+    const auto& n = step.num_tokens_across_dp;
+    if (j.verdict == Verdict::capacity) {
+      ++capacity;
+      EXPECT_EQ(c.padding.mode, PaddingMode::cudagraph) << "case #" << i;
+      EXPECT_GT(*std::max_element(n.begin(), n.end()), c.max_num_tokens) << "case #" << i << ": " << j.detail;
+      continue;
+    }
+    ++latent;
+    EXPECT_EQ(j.verdict, Verdict::wrong_rows) << "case #" << i << ": " << j.detail;
+    EXPECT_EQ(j.severity, Severity::latent) << "case #" << i;
+    EXPECT_TRUE(c.topology.sp) << "case #" << i;
+    for (const RankJudgement& rank : j.ranks) {
+      if (rank.verdict == Verdict::pass) continue;
+      EXPECT_GT(rank.tp, 0) << "case #" << i;
+      EXPECT_EQ(n[static_cast<size_t>(rank.dp)], 1) << "case #" << i << ": " << rank.detail;
+    }
+  }
+  EXPECT_GT(capacity, 0);
+  EXPECT_GT(latent, 0);
+  EXPECT_GT(multi_call, 0);
+}
+
+TEST(Campaign, R3FixedIsCleanInEveryMode) {
+  for (Mode mode : {Mode::concrete, Mode::symbolic, Mode::mixed}) {
+    const CampaignReport r = run_campaign(cases(3000, mode), impls({"r3-fixed"})).value();
+    EXPECT_TRUE(r.findings.empty()) << to_string(mode) << ": " << r.findings.front().signature.text() << ": "
+                                    << r.findings.front().detail;
+    EXPECT_EQ(r.exit_code(), 0);
+  }
+}
+
+TEST(Campaign, ConcreteModeJudgesOnlySmallCasesConcretely) {
+  const CampaignReport r = run_campaign(cases(500, Mode::concrete), impls({"vllm-50874"})).value();
+  EXPECT_EQ(r.distribution.judged.at("concrete"), 500);
+  EXPECT_EQ(r.distribution.judged.count("symbolic"), 0u);
+  EXPECT_EQ(r.distribution.size.count("production"), 0u);
+}
+
+TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "r3fuzz-campaign-test-out";
+  std::filesystem::remove_all(dir);
+  CampaignOptions o = cases(400);
+  o.out_dir = dir.string();
+  const auto two = impls({"vllm-50874", "vllm-pre-50874"});
+  const CampaignReport r = run_campaign(o, two).value();
+  ASSERT_FALSE(r.findings.empty());
+  for (const Finding& f : r.findings) {
+    ASSERT_EQ(f.file, (dir / finding_file_name(f.signature)).string());
+    const Result<Case> back = read_case_file(f.file);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back->expect.has_value());
+    EXPECT_EQ(back->expect->impl, f.signature.impl);
+    EXPECT_EQ(back->expect->verdict, to_string(f.signature.verdict));
+    EXPECT_EQ(back->expect->severity, to_string(f.severity));
+    EXPECT_NE(back->note.find(f.detail), std::string::npos);
+    const auto& impl = f.signature.impl == "vllm-50874" ? *two[0] : *two[1];
+    const Judgement again = judge_case(impl, *back, derive_step(*back).value(), f.judged_as);
+    EXPECT_EQ(signature_of(again, back->path), f.signature);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Campaign, AnUnwritableOutDirIsAnError) {
+  CampaignOptions o = cases(200);
+  o.out_dir = "/proc/r3fuzz-cannot-write-here";
+  const auto result = run_campaign(o, impls({"vllm-pre-50874"}));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().message.rfind("--out /proc/r3fuzz-cannot-write-here: cannot create the directory", 0), 0u)
+      << result.error().message;
+}
+
+TEST(Campaign, StopFlagEndsTheCampaignAfterTheCurrentCase) {
+  std::atomic<bool> stop{false};
+  CampaignHooks hooks;
+  hooks.stop = &stop;
+  int calls = 0;
+  // The shrink hook runs inside a case: raising the flag there must still finish that case.
+  hooks.shrink = [&](const Case& c, const Implementation&, const Signature&) {
+    ++calls;
+    stop = true;
+    return c;
+  };
+  const CampaignReport r = run_campaign(cases(1000), impls({"vllm-pre-50874"}), hooks).value();
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(calls, 1);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.cases, static_cast<int64_t>(r.findings.front().case_index) + 1);
+}
+
+TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
+  CampaignHooks hooks;
+  // A "shrinker" that drops every token: the failure disappears, so the found case stays.
+  hooks.shrink = [](const Case& c, const Implementation&, const Signature&) {
+    Case smaller = c;
+    std::fill(smaller.tokens.begin(), smaller.tokens.end(), 0);
+    smaller.padding = {};
+    smaller.microbatches = 1;
+    smaller.dp_chunk.reset();
+    return smaller;
+  };
+  const auto one = impls({"vllm-pre-50874"});
+  const CampaignReport plain = run_campaign(cases(300), one).value();
+  const CampaignReport hooked = run_campaign(cases(300), one, hooks).value();
+  ASSERT_EQ(plain.findings.size(), hooked.findings.size());
+  for (size_t i = 0; i < plain.findings.size(); ++i) {
+    const Finding& f = hooked.findings[i];
+    const Result<Step> step = derive_step(f.c);
+    ASSERT_TRUE(step.ok());
+    EXPECT_EQ(signature_of(judge_case(*one[0], f.c, *step, f.judged_as), f.c.path), f.signature);
+  }
+}
+
+TEST(Campaign, LatentFindingsFailOnlyUnderStrict) {
+  CampaignReport r;
+  r.findings.push_back(Finding{});
+  r.findings.back().severity = Severity::latent;
+  EXPECT_EQ(r.exit_code(), 0);
+  r.options.strict = true;
+  EXPECT_EQ(r.exit_code(), 1);
+  r.options.strict = false;
+  r.findings.back().severity = Severity::failure;
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+}  // namespace
+}  // namespace r3

@@ -1,0 +1,43 @@
+#include "fuzz/campaign/registry.hpp"
+
+#include <gtest/gtest.h>
+
+namespace r3 {
+namespace {
+
+TEST(Registry, BuildsEveryPolicyModelByName) {
+  for (const char* name : {"vllm-50874", "vllm-pre-50874", "r3-fixed"}) {
+    auto impl = make_implementation(name, {});
+    ASSERT_TRUE(impl.ok()) << impl.error().message;
+    EXPECT_EQ((*impl)->name(), name);
+    EXPECT_NE((*impl)->policy(), nullptr);
+  }
+}
+
+TEST(Registry, UnknownNamesListTheKnownOnes) {
+  auto impl = make_implementation("vllm-1", {});
+  ASSERT_FALSE(impl.ok());
+  EXPECT_EQ(impl.error().message.rfind("--impl vllm-1: unknown implementation; known: vllm-50874, vllm-pre-50874, "
+                                       "r3-fixed",
+                                       0),
+            0u)
+      << impl.error().message;
+}
+
+TEST(Registry, PolicyModelsRejectOptionsTheyHaveNoUseFor) {
+  ImplementationOptions options;
+  options.fault = "no-trim";
+  EXPECT_EQ(make_implementation("vllm-50874", options).error().message,
+            "--fault: vllm-50874 is a policy model and takes no fault");
+  options = {};
+  options.backend = "nccl";
+  EXPECT_EQ(make_implementation("r3-fixed", options).error().message,
+            "--backend: r3-fixed is a policy model and has no backend");
+}
+
+TEST(Registry, DefaultsAreBothVllmModels) {
+  EXPECT_EQ(default_implementation_names(), (std::vector<std::string>{"vllm-50874", "vllm-pre-50874"}));
+}
+
+}  // namespace
+}  // namespace r3
