@@ -13,7 +13,16 @@ namespace r3::gpu::detail {
 // plan knows a write reaches further, so every overrun lands in canary rows, never elsewhere.
 inline constexpr int64_t kMinGuardRows = 2;
 
-enum class Fill : int32_t { canary = 0, untouched = 1, zero = 2 };
+// A replay row the kernel never wrote holds -1 (expert ids are never negative), the value
+// the harness's host executor uses too (fuzz/oracle/host_executor.hpp, kReplayUntouched).
+inline constexpr int32_t kReplayUnwritten = -1;
+
+// Guard rows of routing tensors (rank contributions, gathered tensors) hold their own canary,
+// distinct from the buffers' kCanary: a copy that reads past a tensor then leaves a visible
+// value even where it lands in a buffer's guard.
+inline constexpr int32_t kTensorCanary = -0x5A5A5A5B;
+
+enum class Fill : int32_t { tensor = 0, untouched = 1, replay_unwritten = 2 };
 
 // A guarded buffer: `guard` rows, `rows` rows, `guard` rows (GuardedImage's layout).
 struct BufferJob {
@@ -22,7 +31,8 @@ struct BufferJob {
   int64_t guard = 0;
   int64_t width = 0;   // values per row
   int32_t top_k = 1;   // for Fill::untouched: value (row, layer = col / K, k = col % K)
-  Fill fill = Fill::canary;
+  Fill fill = Fill::tensor;
+  int32_t guard_value = 0;  // kCanary for buffers, kTensorCanary for tensors (set by the planner)
   int64_t elements() const { return (rows + 2 * guard) * width; }
   int64_t row0() const { return offset + guard * width; }
 };

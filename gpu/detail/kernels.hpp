@@ -27,8 +27,8 @@ R3_HD inline JobIndex find_job(const int64_t* ends, int64_t jobs, int64_t i) {
   return {lo, i - (lo > 0 ? ends[lo - 1] : 0)};
 }
 
-// Guard rows get the canary; buffer rows a stale value (capture), 0 (replay, like torch.zeros)
-// or the canary (tensors, overwritten by materialisation or the gather).
+// Guard rows get their canary; buffer rows a stale value (capture), kReplayUnwritten (replay)
+// or the tensor canary (tensors, overwritten by materialisation or the gather).
 template <class T>
 struct FillBuffers {
   const BufferJob* jobs;
@@ -40,10 +40,11 @@ struct FillBuffers {
     const BufferJob& b = jobs[at.job];
     const int64_t row = at.element / b.width - b.guard;
     const int64_t col = at.element % b.width;
-    int32_t value = kCanary;
+    int32_t value = b.guard_value;
     if (row >= 0 && row < b.rows) {
-      if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(col / b.top_k), static_cast<int>(col % b.top_k));
-      else if (b.fill == Fill::zero) value = 0;
+      if (b.fill == Fill::tensor) value = kTensorCanary;
+      else if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(col / b.top_k), static_cast<int>(col % b.top_k));
+      else if (b.fill == Fill::replay_unwritten) value = kReplayUnwritten;
     }
     out[b.offset + at.element] = static_cast<T>(value);
   }
@@ -83,7 +84,7 @@ struct ReplayOutput {
   }
 };
 
-// The capture copy. Reads outside the source's guarded region yield the canary and writes
+// The capture copy. Reads outside the source's guarded region yield the tensor canary and writes
 // outside the buffer's guarded region are dropped: the plan sizes guards to hold every
 // planned write, so the bounds only keep a wrong plan from touching other memory.
 struct CaptureRows {
@@ -99,7 +100,7 @@ struct CaptureRows {
     const int64_t k = at.element % c.top_k;
     const int64_t src_row = c.src_row + (c.offset_index >= 0 ? offsets[c.offset_index] : 0) + row;
     const int64_t from = c.src + src_row * c.top_k + k;
-    const int32_t value = from >= c.src_lo && from < c.src_hi ? arena[from] : kCanary;
+    const int32_t value = from >= c.src_lo && from < c.src_hi ? arena[from] : kTensorCanary;
     const int64_t to = c.dst + (c.dst_row + row) * c.row_width + int64_t{c.layer} * c.top_k + k;
     if (to >= c.dst_lo && to < c.dst_hi) arena[to] = value;
   }

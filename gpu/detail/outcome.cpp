@@ -23,7 +23,7 @@ int64_t first_damaged_guard_row(const BufferJob& b, const std::vector<int32_t>& 
   for (int64_t row = 0; row < b.rows + 2 * b.guard; ++row) {
     if (row >= b.guard && row < b.guard + b.rows) continue;
     for (int64_t col = 0; col < b.width; ++col)
-      if (arena[static_cast<size_t>(b.offset + row * b.width + col)] != kCanary) return row;
+      if (arena[static_cast<size_t>(b.offset + row * b.width + col)] != kTensorCanary) return row;
   }
   return -1;
 }

@@ -26,7 +26,7 @@ struct TensorRef {
 
 BufferJob place(DevicePlan& plan, bool narrow, int64_t rows, int64_t guard, int64_t width, int top_k, Fill fill) {
   int64_t& arena = narrow ? plan.arena16 : plan.arena32;
-  BufferJob b{arena, rows, guard, width, top_k, fill};
+  BufferJob b{arena, rows, guard, width, top_k, fill, fill == Fill::tensor ? kTensorCanary : kCanary};
   arena += b.elements();
   (narrow ? plan.buffers16 : plan.buffers32).push_back(b);
   return b;
@@ -35,7 +35,7 @@ BufferJob place(DevicePlan& plan, bool narrow, int64_t rows, int64_t guard, int6
 TensorRef tensor_ref(const BufferJob& b) { return {b.row0(), b.rows, b.offset, b.offset + b.elements()}; }
 
 TensorRef new_tensor(DevicePlan& plan, int64_t rows, int top_k) {
-  return tensor_ref(place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::canary));
+  return tensor_ref(place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::tensor));
 }
 
 // A rank's own rows, with the values reference/provenance.hpp gives them.
@@ -55,7 +55,7 @@ TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, con
                       int top_k, std::vector<BufferJob>& checked) {
   int64_t rows = 0;
   for (const TensorRef& p : parts) rows += p.rows;
-  const BufferJob out = place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::canary);
+  const BufferJob out = place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::tensor);
   checked.push_back(out);
   GatherOp op;
   for (size_t r = 0; r < parts.size(); ++r) {
@@ -274,7 +274,7 @@ Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSetting
     }
     if (!c.monolithic) continue;
     const int64_t rows = alloc.replay_rows.value_or(0);
-    rank.replay = place(plan, !wide_replay, rows, std::max(kMinGuardRows, replay_rows_written[r] - rows), K, K, Fill::zero);
+    rank.replay = place(plan, !wide_replay, rows, std::max(kMinGuardRows, replay_rows_written[r] - rows), K, K, Fill::replay_unwritten);
     for (auto& [job, wave] : replays[r]) {
       job.dst = rank.replay->row0();
       if (plan.replay_waves.size() <= wave) plan.replay_waves.resize(wave + 1);
