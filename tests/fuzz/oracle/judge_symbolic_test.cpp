@@ -1,0 +1,192 @@
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "fuzz/oracle/judge.hpp"
+#include "tests/support/case_fixtures.hpp"
+#include "tests/support/case_gen.hpp"
+
+namespace r3 {
+namespace {
+
+using test::make_case;
+
+Judgement judge(const Case& c, const CapturePolicy& policy) {
+  auto step = derive_step(c);
+  R3_CHECK(step.ok(), "test case is valid");
+  return judge_symbolic(c, *step, policy, policy.name());
+}
+
+// A policy with one scripted fault: always copies n_d rows from row `src` of what it receives to row `dst`.
+class FixedCopyPolicy final : public CapturePolicy {
+ public:
+  FixedCopyPolicy(int64_t src, int64_t dst) : src_(src), dst_(dst) {}
+  std::string_view name() const override { return "fixed-copy"; }
+  Allocation allocate(const Case& c) const override { return {c.max_num_tokens, std::nullopt, 16}; }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    out.branch = branch::local;
+    out.copies.push_back({dst_, src_, call.metadata->num_tokens_across_dp[static_cast<size_t>(call.dp_rank)], false});
+  }
+
+ private:
+  int64_t src_, dst_;
+};
+
+TEST(JudgeSymbolic, NamesTheFirstMisplacedToken) {
+  const Judgement j = judge(make_case(test::kDp2, 8, {2, 3}, Path::gathered), FixedCopyPolicy(0, 0));
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.severity, Severity::failure);
+  EXPECT_EQ(j.branch, "local");
+  EXPECT_EQ(j.detail, "buffer row 0 of dp 1 tp 0 holds token (0, 0), expected token (1, 0)");
+  EXPECT_EQ(j.ranks[0].verdict, Verdict::pass);
+  EXPECT_EQ(j.ranks[1].rows, (RowRange{0, 3}));
+}
+
+TEST(JudgeSymbolic, ReadingPastTheReceivedTensorIsWrongRows) {
+  const Judgement j = judge(make_case(test::kDp2, 8, {2, 3}, Path::local), FixedCopyPolicy(1, 0));
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.detail, "dp 0 tp 0 copies rows [1, 3) of a 2-row tensor");
+}
+
+TEST(JudgeSymbolic, WritingPastTheBufferIsAnOverflow) {
+  const Judgement j = judge(make_case(test::kDp2, 3, {3, 1}, Path::local), FixedCopyPolicy(0, 1));
+  EXPECT_EQ(j.verdict, Verdict::overflow);
+  EXPECT_EQ(j.severity, Severity::failure);
+  EXPECT_EQ(j.detail, "capture buffer of dp 0 tp 0: 1 rows written past its end (it holds 3 rows)");
+  EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.ranks[1].detail, "buffer row 0 of dp 1 tp 0 holds an untouched row, expected token (1, 0)");
+}
+
+TEST(JudgeSymbolic, Vllm50874PassesTheUpstreamLayouts) {
+  const auto policy = make_vllm_50874_policy();
+  for (Path path : {Path::gathered, Path::sp_shard}) {
+    const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, path), *policy);
+    EXPECT_EQ(j.verdict, Verdict::pass) << to_string(path) << ": " << j.detail;
+  }
+  const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered), *policy);
+  EXPECT_EQ(j.ranks[2].branches, (std::vector<std::string_view>{branch::gathered_shards}));
+  EXPECT_EQ(j.ranks[2].rows, (RowRange{4, 6}));
+}
+
+// Spec 8, corner case 2: a one-row shard takes branch 3 without the TP gather.
+TEST(JudgeSymbolic, OneRowShardIsLatentOnTpRankOne) {
+  const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {1, 4}, Path::sp_shard), *make_vllm_50874_policy());
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.severity, Severity::latent);
+  EXPECT_EQ(j.branch, "local");
+  EXPECT_EQ(j.detail, "buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)");
+  EXPECT_EQ(j.ranks[0].verdict, Verdict::pass);
+  EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
+  EXPECT_EQ(signature_of(j, Path::sp_shard).text(), "vllm-50874/wrong_rows/sp_shard/local");
+}
+
+// Spec 9.1: D = 2, U = 2, real tokens [10, 7] on the local path: every rank wrong, nothing raised.
+TEST(JudgeSymbolic, MicrobatchesOverwriteEachOtherOnVllm50874) {
+  Case c = make_case(test::kDp2, 16, {10, 7}, Path::local);
+  c.padding.mode = PaddingMode::dp_max;
+  c.microbatches = 2;
+  const Judgement j = judge(c, *make_vllm_50874_policy());
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.severity, Severity::failure);
+  EXPECT_EQ(j.detail,
+            "buffer row 0 of dp 0 tp 0 holds token (0, 5), expected token (0, 0) (call 2 of 2 wrote tokens (0, 5..9) "
+            "over rows 0..4)");
+  for (const RankJudgement& r : j.ranks) {
+    EXPECT_EQ(r.verdict, Verdict::wrong_rows);
+    EXPECT_FALSE(r.rejected);
+    EXPECT_EQ(r.branches, (std::vector<std::string_view>{branch::local, branch::local}));
+  }
+  EXPECT_EQ(judge(c, *make_r3_fixed_policy()).verdict, Verdict::pass);
+}
+
+TEST(JudgeSymbolic, DpChunksMostlyMatchNoBranch) {
+  Case c = make_case(test::kDp2, 8, {5, 2}, Path::local);
+  c.dp_chunk = 2;
+  const Judgement j = judge(c, *make_vllm_50874_policy());
+  EXPECT_EQ(j.verdict, Verdict::spurious_reject);
+  EXPECT_EQ(j.detail,
+            "dp 0 tp 0 raised on a valid case in call 1 of 3: routed experts have 2 rows; expected 7 (all DP ranks), "
+            "5 (this DP rank), 4 (sum of local_sizes)");
+  EXPECT_EQ(judge(c, *make_r3_fixed_policy()).verdict, Verdict::pass);
+}
+
+TEST(JudgeSymbolic, Pre50874RaisesOnPaddedShards) {
+  const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered), *make_vllm_pre_50874_policy());
+  EXPECT_EQ(j.verdict, Verdict::spurious_reject);
+  EXPECT_EQ(j.severity, Severity::failure);
+  EXPECT_EQ(j.branch, "error");
+  EXPECT_EQ(j.detail,
+            "dp 0 tp 0 raised on a valid case: assert total == n failed: routed experts have 6 rows, "
+            "num_tokens_across_dp sums to 5");
+}
+
+TEST(JudgeSymbolic, Pre50874FailsWithCapacityOnTheDeployment) {
+  const Case c = test::vllm_50874_deployment();
+  const Judgement pre = judge(c, *make_vllm_pre_50874_policy());
+  EXPECT_EQ(pre.verdict, Verdict::capacity);
+  EXPECT_EQ(pre.severity, Severity::failure);
+  EXPECT_EQ(pre.detail, "replay buffer has 8192 rows, the gathered batch the monolithic kernel processes has 16384");
+  EXPECT_EQ(signature_of(pre, c.path).text(), "vllm-pre-50874/capacity/gathered/naive_total");
+  const Judgement fixed = judge(c, *make_vllm_50874_policy());
+  EXPECT_EQ(fixed.verdict, Verdict::pass);
+  EXPECT_EQ(fixed.allocation.replay_rows, 32768);
+}
+
+TEST(JudgeSymbolic, AcceptingDisagreeingMetadataIsAMissedReject) {
+  Case c = make_case(test::kDp2, 8, {3, 2}, Path::gathered);
+  c.metadata = MetadataOverride{std::vector<int64_t>{2, 3}, false, {}};
+  const Judgement j = judge(c, *make_vllm_50874_policy());
+  EXPECT_EQ(j.verdict, Verdict::missed_reject);
+  EXPECT_EQ(j.detail,
+            "accepted metadata the reference rejects: metadata.num_tokens_across_dp[0] = 2, but rank 0 runs 3 rows");
+  c.metadata = MetadataOverride{{}, true, std::nullopt};
+  c.topology = test::kDp2Tp2EpSp;
+  c.path = Path::gathered;
+  EXPECT_EQ(judge(c, *make_vllm_50874_policy()).verdict, Verdict::pass);  // it raises, as it must
+}
+
+// ---- properties -------------------------------------------------------------------------
+
+bool some_rank_has_one_row(const Step& s) {
+  return std::find(s.num_tokens_across_dp.begin(), s.num_tokens_across_dp.end(), 1) != s.num_tokens_across_dp.end();
+}
+
+// The basic paths: one call, no metadata override, every n_d <= M (no bucket above M), so no capacity shortfall.
+RC_GTEST_PROP(JudgeSymbolicProperty, Vllm50874AgreesWithTheReferenceOnBasicPaths, ()) {
+  const Case c = *test::gen_valid_case();
+  const Step step = *derive_step(c);
+  RC_PRE(step.capture_rows_needed <= c.max_num_tokens);
+  const Judgement j = judge_symbolic(c, step, *make_vllm_50874_policy(), "vllm-50874");
+  if (c.path == Path::sp_shard && some_rank_has_one_row(step)) {
+    // Spec corner case 2: only TP ranks > 0 of the one-row DP ranks are wrong, so it stays latent.
+    RC_ASSERT(j.verdict == Verdict::wrong_rows);
+    RC_ASSERT(j.severity == Severity::latent);
+    for (const RankJudgement& r : j.ranks) {
+      const bool one_row = step.num_tokens_across_dp[static_cast<size_t>(r.dp)] == 1;
+      RC_ASSERT((r.verdict == Verdict::wrong_rows) == (one_row && r.tp > 0));
+    }
+    return;
+  }
+  RC_ASSERT(j.verdict == Verdict::pass);
+}
+
+RC_GTEST_PROP(JudgeSymbolicProperty, R3FixedPassesEveryValidCase, ()) {
+  const Case c = *test::gen_valid_case({.microbatches = true, .dp_chunk = true});
+  const Step step = *derive_step(c);
+  const Judgement j = judge_symbolic(c, step, *make_r3_fixed_policy(), "r3-fixed");
+  RC_ASSERT(j.verdict == Verdict::pass);
+}
+
+RC_GTEST_PROP(JudgeSymbolicProperty, JudgingIsDeterministic, ()) {
+  const Case c = *test::gen_valid_case({.microbatches = true, .dp_chunk = true});
+  const Step step = *derive_step(c);
+  const auto policy = make_vllm_50874_policy();
+  const Judgement a = judge_symbolic(c, step, *policy, "vllm-50874");
+  const Judgement b = judge_symbolic(c, step, *policy, "vllm-50874");
+  RC_ASSERT(a.verdict == b.verdict);
+  RC_ASSERT(a.detail == b.detail);
+}
+
+}  // namespace
+}  // namespace r3
