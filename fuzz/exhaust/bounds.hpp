@@ -11,8 +11,8 @@ namespace r3 {
 struct ExhaustBounds {
   int max_dp = 4;          // D in 1..max_dp
   int max_tp = 4;          // T in 1..max_tp
-  int64_t max_tokens = 6;  // sum of real tokens over DP ranks in 0..max_tokens
-  int64_t max_m = 6;       // M in max(1, max real tokens)..max_m
+  int64_t max_tokens = 9;  // sum of real tokens over DP ranks in 0..max_tokens
+  int64_t max_m = 9;       // M in max(1, max real tokens)..max_m
   int layers = 2;          // L (layer 0 and layer L-1 are both enumerated)
   int top_k = 1;           // K
   int experts = 4;         // E

@@ -1,0 +1,127 @@
+#include "fuzz/exhaust/case_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include "reference/validate.hpp"
+
+namespace r3 {
+namespace {
+
+ExhaustBounds tiny() {
+  ExhaustBounds b;
+  b.max_dp = 2;
+  b.max_tp = 1;
+  b.max_tokens = 2;
+  b.max_m = 2;
+  return b;
+}
+
+TEST(CaseSpace, UnitsComeInTheStatedOrder) {
+  std::vector<std::pair<bool, std::vector<int64_t>>> got;
+  for (const CaseUnit& u : enumerate_units(tiny())) got.push_back({u.topology.ep, u.tokens});
+  using V = std::vector<int64_t>;
+  const std::vector<std::pair<bool, std::vector<int64_t>>> want = {
+      {false, V{0}},    {false, V{1}},    {false, V{2}},                                      // D=1 plain
+      {true, V{0}},     {true, V{1}},     {true, V{2}},                                       // D=1 ep
+      {false, V{0, 0}}, {false, V{0, 1}}, {false, V{1, 0}}, {false, V{0, 2}}, {false, V{1, 1}},
+      {false, V{2, 0}},                                                                     // D=2 plain
+      {true, V{0, 0}},  {true, V{0, 1}},  {true, V{1, 0}},  {true, V{0, 2}},  {true, V{1, 1}},
+      {true, V{2, 0}},                                                                      // D=2 ep
+  };
+  EXPECT_EQ(got, want);
+}
+
+TEST(CaseSpace, SpNeedsTwoDpAndTwoTpRanks) {
+  ExhaustBounds b = tiny();
+  b.max_tp = 2;
+  int sp_units = 0;
+  for (const CaseUnit& u : enumerate_units(b)) {
+    if (!u.topology.sp) continue;
+    ++sp_units;
+    EXPECT_EQ(u.topology.dp, 2);
+    EXPECT_EQ(u.topology.tp, 2);
+    EXPECT_TRUE(u.topology.ep);
+  }
+  EXPECT_EQ(sp_units, 6);  // the six D=2 token vectors with sum <= 2
+}
+
+TEST(CaseSpace, PaddingVariants) {
+  EXPECT_EQ(padding_variant(0, 5), (Padding{PaddingMode::none, {}}));
+  EXPECT_EQ(padding_variant(1, 5), (Padding{PaddingMode::dp_max, {}}));
+  EXPECT_EQ(padding_variant(2, 5), (Padding{PaddingMode::cudagraph, {1}}));
+  EXPECT_EQ(padding_variant(3, 5), (Padding{PaddingMode::cudagraph, {2, 4, 8}}));
+  EXPECT_EQ(padding_variant(3, 1), (Padding{PaddingMode::cudagraph, {2}}));
+  EXPECT_EQ(padding_variant(4, 5), (Padding{PaddingMode::cudagraph, {6}}));
+}
+
+TEST(CaseSpace, ASingleRankUnitExpandsToEveryPaddingMonolithicAndLayer) {
+  ExhaustBounds b = tiny();
+  b.max_m = 1;
+  const CaseUnit unit{{1, 1, false, false}, {0}};
+  std::vector<std::string> seen;
+  const int64_t n = for_each_case(unit, b, [&](const Case& c) {
+    EXPECT_EQ(c.path, Path::single);
+    EXPECT_EQ(c.max_num_tokens, 1);
+    seen.push_back(std::to_string(static_cast<int>(c.padding.mode)) + (c.monolithic ? "m" : "-") +
+                   std::to_string(c.layer));
+    return true;
+  });
+  EXPECT_EQ(n, 20);  // 5 paddings x monolithic or not x layers 0 and 1
+  EXPECT_EQ(seen.front(), "0-0");
+  EXPECT_EQ(seen[1], "0-1");
+  EXPECT_EQ(seen[2], "0m0");
+  EXPECT_EQ(seen.back(), "2m1");
+}
+
+TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
+  ExhaustBounds b = tiny();
+  const CaseUnit unit{{2, 1, false, false}, {2, 1}};
+  int64_t chunked = 0, micro = 0, total = 0;
+  for_each_case(unit, b, [&](const Case& c) {
+    ++total;
+    if (c.dp_chunk) {
+      ++chunked;
+      EXPECT_EQ(c.path, Path::local);
+      EXPECT_EQ(c.microbatches, 1);
+      // C runs to max n_d + 1; the largest n_d is 3 (cudagraph [M+1] with M = 2).
+      EXPECT_LE(*c.dp_chunk, 4);
+    }
+    if (c.microbatches > 1) {
+      ++micro;
+      EXPECT_EQ(c.padding.mode, PaddingMode::dp_max);
+      EXPECT_FALSE(c.dp_chunk.has_value());
+    }
+    return true;
+  });
+  EXPECT_GT(chunked, 0);
+  EXPECT_GT(micro, 0);
+  EXPECT_GT(total, chunked + micro);
+}
+
+TEST(CaseSpace, EveryEnumeratedCaseIsValid) {
+  ExhaustBounds b;
+  b.max_dp = 3;
+  b.max_tp = 3;
+  b.max_tokens = 4;
+  b.max_m = 4;
+  int64_t cases = 0;
+  for (const CaseUnit& u : enumerate_units(b)) {
+    for_each_case(u, b, [&](const Case& c) {
+      ++cases;
+      auto status = validate(c);
+      EXPECT_TRUE(status.ok()) << status.error().message;
+      return status.ok();
+    });
+  }
+  // The size of this space: it changes only when the enumeration does.
+  EXPECT_EQ(cases, 89840);
+}
+
+TEST(CaseSpace, VisitStopsWhenAsked) {
+  const CaseUnit unit{{1, 1, false, false}, {0}};
+  int calls = 0;
+  EXPECT_EQ(for_each_case(unit, tiny(), [&](const Case&) { return ++calls < 3; }), 3);
+}
+
+}  // namespace
+}  // namespace r3
