@@ -1,0 +1,63 @@
+// The Python examples against the built-in models, through the whole campaign: the same
+// generated cases, judged concretely, must give the same verdicts, branches and bug
+// signatures (the implementation's name aside) as the C++ model they mirror.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "fuzz/adapter/plugin.hpp"
+
+namespace r3 {
+namespace {
+
+const std::string kExamples = std::string(R3FUZZ_SOURCE_DIR) + "/examples/python/";
+
+CampaignOptions concrete_campaign(int64_t cases) {
+  CampaignOptions o;
+  o.seed = 50874;
+  o.max_cases = cases;
+  o.mode = Mode::concrete;
+  o.out_dir = "";
+  return o;
+}
+
+// A black-box engine cannot name its branch (it reports "unnamed"): compare without it there.
+std::set<std::string> signatures_without_impl(const CampaignReport& r, const std::string& impl, bool with_branch) {
+  std::set<std::string> out;
+  for (const Finding& f : r.findings) {
+    if (f.signature.impl != impl) continue;
+    Signature s = f.signature;
+    s.impl = "";
+    if (!with_branch && s.branch != "error") s.branch = "-";
+    out.insert(s.text() + " " + std::string(to_string(f.severity)));
+  }
+  return out;
+}
+
+void expect_agreement(const std::string& external, const std::string& model, int64_t cases, bool names_branches) {
+  auto report = plugin::run_campaign({external, model}, concrete_campaign(cases));
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  const Distribution& d = report->distribution;
+  ASSERT_TRUE(d.verdict.count(external) && d.verdict.count(model));
+  EXPECT_EQ(d.verdict.at(external), d.verdict.at(model));
+  if (names_branches) EXPECT_EQ(d.branch.at(external), d.branch.at(model));
+  EXPECT_FALSE(d.verdict.at(external).count("adapter_error (failure)"));
+  EXPECT_EQ(signatures_without_impl(*report, external, names_branches),
+            signatures_without_impl(*report, model, names_branches));
+  // Not vacuous: the campaign judged many cases concretely and the model fails on some.
+  EXPECT_GT(d.judged.at("concrete"), cases / 2);
+  EXPECT_FALSE(signatures_without_impl(*report, model, true).empty());
+}
+
+TEST(PythonAdapters, Vllm50874AdapterAgreesWithTheModel) {
+  expect_agreement("external:python3 " + kExamples + "vllm_50874_adapter.py", "vllm-50874", 3000, true);
+}
+
+TEST(PythonAdapters, WrappedEngineCaptureAgreesWithThePre50874Model) {
+  expect_agreement("external:python3 " + kExamples + "wrap_engine_capture.py", "vllm-pre-50874", 1500, false);
+}
+
+}  // namespace
+}  // namespace r3
