@@ -1,0 +1,42 @@
+// Implementations with a named fault injected, and the implementation each is compared with
+// (the same one without the fault). Policy models carry faults through make_faulty_policy;
+// concrete implementations (the GPU pipeline) through the registry's fault option, by name.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/mutants/fault.hpp"
+#include "reference/error.hpp"
+#include "reference/implementation.hpp"
+
+namespace r3 {
+
+// `impl` (a registry name) with `fault` injected, or as it is when fault is nullopt.
+// Policy models (r3-fixed, vllm-50874, vllm-pre-50874) become "<name>+<fault>".
+Result<std::unique_ptr<Implementation>> make_subject(std::string_view impl, std::optional<Fault> fault);
+
+struct Mutant {
+  Fault fault;
+  std::string carrier;  // the implementation the fault lives in: "r3-fixed", "gpu", ...
+  std::unique_ptr<Implementation> mutant;
+  std::unique_ptr<Implementation> base;  // what the mutant must be told apart from
+  bool concrete = false;  // judged concretely: value faults, and implementations without a policy
+};
+
+// The fault in `carrier`. The carrier "vllm-pre-50874" is the historical mutant: vLLM before
+// PR #50874 against vLLM after it, which is replay-per-rank on the policy side (with the old
+// capture decision besides).
+Result<Mutant> make_mutant(std::string_view carrier, Fault fault);
+
+// Faults that show only in values (judged concretely even on policy carriers).
+bool is_value_fault(Fault f);
+
+// Carriers `r3fuzz mutants` measures by default: r3-fixed (every fault), gpu (every fault it
+// supports, when registered) and the historical vllm-pre-50874 (replay-per-rank only).
+std::vector<std::string> default_carriers();
+
+}  // namespace r3

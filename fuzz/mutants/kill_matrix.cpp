@@ -1,0 +1,160 @@
+#include "fuzz/mutants/kill_matrix.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/exhaust/comparison.hpp"
+#include "fuzz/exhaust/search.hpp"
+#include "fuzz/generate/generator.hpp"
+#include "fuzz/shrink/shrink.hpp"
+#include "reference/validate.hpp"
+
+namespace r3 {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+GeneratorOptions generator_options(const Mutant& m) {
+  GeneratorOptions g;
+  g.wide_experts = true;  // narrow-int16 needs E > 32767
+  if (m.concrete) g.sizes = {SizeClass::tiny, SizeClass::small};
+  return g;
+}
+
+SeedHunt hunt(const Mutant& m, const CaseCheck& check, uint64_t seed, int64_t max_cases, std::optional<Case>& detected,
+              std::string& difference) {
+  SeedHunt h{seed, false, 0, 0};
+  const GeneratorOptions g = generator_options(m);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < max_cases; ++i) {
+    GeneratedCase gc = generate_case(seed, static_cast<uint64_t>(i), g);
+    if (m.concrete && !fits_concrete(gc.c)) continue;
+    auto step = derive_step(gc.c);
+    if (!step.ok()) continue;
+    ++h.cases;
+    if (auto diff = check(gc.c, *step)) {
+      h.killed = true;
+      if (!detected) {
+        detected = gc.c;
+        difference = *diff;
+      }
+      break;
+    }
+  }
+  h.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return h;
+}
+
+// The shrinker keeps a failing judgement's signature; a mutant "fails" on a case when its
+// outcome differs from the base's there. Its judgement is reported, or the base's when the
+// mutant itself passes (a fault that hides a base failure).
+CaseJudge difference_judge(const StepJudge& mutant, const StepJudge& base) {
+  return [mutant, base](const Case& c) -> Result<Judgement> {
+    R3_TRY_STATUS(validate(c));
+    R3_TRY(Step step, derive_step(c));
+    R3_TRY(Judgement jm, mutant(c, step));
+    R3_TRY(Judgement jb, base(c, step));
+    if (!outcome_difference(jm, jb)) {
+      Judgement same;
+      same.impl = jm.impl;
+      return same;
+    }
+    if (jm.failed()) return jm;
+    jb.impl = jm.impl + " (passes where " + jb.impl + " fails)";
+    return jb;
+  };
+}
+
+std::string exhaust_statement(const ExhaustBounds& b, const ExhaustReport& r) {
+  if (!r.counterexample) {
+    return "exhaust " + describe(b) + ": no difference within bounds: " + std::to_string(r.cases) + " cases checked";
+  }
+  return "exhaust " + describe(b) + ": difference at case " + std::to_string(r.counterexample->position) + ": " +
+         r.counterexample->detail;
+}
+
+}  // namespace
+
+std::string_view to_string(MutantStatus s) {
+  switch (s) {
+    case MutantStatus::killed: return "killed";
+    case MutantStatus::equivalent: return "equivalent";
+    case MutantStatus::survived: return "survived";
+    case MutantStatus::unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+int MutantResult::kills() const {
+  return static_cast<int>(std::count_if(hunts.begin(), hunts.end(), [](const SeedHunt& h) { return h.killed; }));
+}
+
+MutantResult unavailable_mutant(std::string_view carrier, Fault fault, std::string reason) {
+  MutantResult r;
+  r.fault = std::string(to_string(fault));
+  r.carrier = std::string(carrier);
+  r.status = MutantStatus::unavailable;
+  r.note = std::move(reason);
+  return r;
+}
+
+MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
+  MutantResult r;
+  r.fault = std::string(to_string(m.fault));
+  r.carrier = m.carrier;
+  r.mutant = m.mutant->name();
+  const StepJudge mutant = judge_implementation(*m.mutant, m.concrete);
+  const StepJudge base = judge_implementation(*m.base, m.concrete);
+  const CaseCheck check = differs_between(mutant, base);
+  for (int s = 0; s < options.seeds; ++s) {
+    r.hunts.push_back(hunt(m, check, options.first_seed + static_cast<uint64_t>(s), options.max_cases, r.detected,
+                           r.difference));
+  }
+  if (r.detected) {
+    r.status = MutantStatus::killed;
+    const CaseJudge judge = difference_judge(mutant, base);
+    Case shown = *r.detected;
+    if (options.shrink) {
+      ShrinkOptions so;
+      so.max_seconds = 10;
+      if (auto shrunk = shrink_case(*r.detected, judge, so); shrunk.ok()) {
+        r.shrunk = shrunk->minimal;
+        shown = shrunk->minimal;
+      }
+    }
+    if (auto j = judge(shown); j.ok()) r.signature = signature_of(*j, shown.path).text();
+    auto step = derive_step(shown);
+    if (step.ok())
+      if (auto diff = check(shown, *step)) r.difference = *diff;
+    return r;
+  }
+  const ExhaustReport report = exhaust_search(options.equivalence_bounds, check, {options.jobs, {}});
+  r.note = exhaust_statement(options.equivalence_bounds, report);
+  r.status = report.counterexample ? MutantStatus::survived : MutantStatus::equivalent;
+  if (report.counterexample) {
+    r.detected = report.counterexample->c;
+    r.difference = report.counterexample->detail;
+  }
+  return r;
+}
+
+std::optional<KillStats> kill_stats(const MutantResult& r) {
+  std::vector<double> cases, seconds;
+  for (const SeedHunt& h : r.hunts) {
+    if (!h.killed) continue;
+    cases.push_back(static_cast<double>(h.cases));
+    seconds.push_back(h.seconds);
+  }
+  if (cases.empty()) return std::nullopt;
+  return KillStats{median(cases), *std::max_element(cases.begin(), cases.end()), median(seconds),
+                   *std::max_element(seconds.begin(), seconds.end())};
+}
+
+}  // namespace r3

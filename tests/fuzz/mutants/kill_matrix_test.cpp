@@ -1,0 +1,89 @@
+// The harness must kill every mutant that is not equivalent: a kill rate below 100% fails
+// here. Budgets are small; equivalence is decided by exhaust within the options' bounds.
+#include "fuzz/mutants/kill_matrix.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fuzz/mutants/report.hpp"
+
+namespace r3 {
+namespace {
+
+MutantsOptions small_budget() {
+  MutantsOptions o;
+  o.seeds = 5;
+  o.max_cases = 2000;
+  o.shrink = false;
+  o.equivalence_bounds = {3, 3, 4, 4, 2, 1, 65536};
+  o.jobs = 2;
+  return o;
+}
+
+TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {
+  const MutantsOptions o = small_budget();
+  for (Fault f : all_faults()) {
+    auto m = make_mutant("r3-fixed", f);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    const MutantResult r = measure_mutant(*m, o);
+    SCOPED_TRACE(r.fault);
+    if (f == Fault::layer_unchecked) {
+      // No valid case has layer >= L: the case format cannot tell this fault apart.
+      EXPECT_EQ(r.status, MutantStatus::equivalent) << r.note;
+      EXPECT_EQ(r.note.rfind("exhaust D<=3 T<=3 sum(tokens)<=4 M<=4 L=2 K=1 E=65536: no difference within bounds: ", 0),
+                0u)
+          << r.note;
+      continue;
+    }
+    EXPECT_EQ(r.status, MutantStatus::killed) << r.note << " " << r.difference;
+    EXPECT_EQ(r.kills(), o.seeds);
+    EXPECT_FALSE(r.signature.empty());
+  }
+}
+
+TEST(KillMatrix, HistoricalVllmPre50874IsKilled) {
+  auto m = make_mutant("vllm-pre-50874", Fault::replay_per_rank);
+  ASSERT_TRUE(m.ok());
+  const MutantResult r = measure_mutant(*m, small_budget());
+  EXPECT_EQ(r.status, MutantStatus::killed);
+  EXPECT_EQ(r.kills(), 5);
+}
+
+// The GPU pipeline carries the same faults; where it is registered, none may survive.
+TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
+  MutantsOptions o = small_budget();
+  o.seeds = 2;
+  for (Fault f : all_faults()) {
+    auto m = make_mutant("gpu", f);
+    if (!m.ok()) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
+    const MutantResult r = measure_mutant(*m, o);
+    SCOPED_TRACE(r.fault);
+    EXPECT_NE(r.status, MutantStatus::survived) << r.note << " " << r.difference;
+  }
+}
+
+TEST(KillMatrix, SameSeedsSameCasesUntilDetection) {
+  auto m = make_mutant("r3-fixed", Fault::skip_tp_gather);
+  ASSERT_TRUE(m.ok());
+  MutantsOptions o = small_budget();
+  o.seeds = 3;
+  const MutantResult a = measure_mutant(*m, o);
+  const MutantResult b = measure_mutant(*m, o);
+  ASSERT_EQ(a.hunts.size(), 3u);
+  for (size_t i = 0; i < a.hunts.size(); ++i) EXPECT_EQ(a.hunts[i].cases, b.hunts[i].cases);
+  EXPECT_EQ(a.detected, b.detected);
+}
+
+TEST(KillMatrix, SummaryKillRateExcludesEquivalentAndUnavailable) {
+  std::vector<MutantResult> rows(4);
+  rows[0].status = MutantStatus::killed;
+  rows[1].status = MutantStatus::equivalent;
+  rows[2].status = MutantStatus::survived;
+  rows[3].status = MutantStatus::unavailable;
+  const MutantsSummary s = summarize(rows);
+  EXPECT_EQ(s.measured, 3);
+  EXPECT_EQ(s.killed, 1);
+  EXPECT_DOUBLE_EQ(s.kill_rate(), 0.5);
+}
+
+}  // namespace
+}  // namespace r3
