@@ -5,7 +5,7 @@
 # Build output goes to stderr so that stdout carries only r3fuzz's output.
 set -euo pipefail
 
-DEFAULT_ARGS=(explain corpus/production/vllm-50874-gb200-tp2-dp2.json)
+DEFAULT_ARGS=(run --time 10 --mode mixed)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BIN="$ROOT/build/default/fuzz/cli/r3fuzz"

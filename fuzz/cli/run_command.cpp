@@ -1,0 +1,153 @@
+// r3fuzz run: a differential campaign from the command line (fuzz/campaign does the work).
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "fuzz/campaign/campaign.hpp"
+#include "fuzz/campaign/registry.hpp"
+#include "fuzz/campaign/report.hpp"
+#include "fuzz/cli/commands.hpp"
+
+namespace r3 {
+namespace {
+
+struct RunFlags {
+  std::vector<std::string> impls;
+  uint64_t seed = 1;
+  double seconds = 0;
+  int64_t cases = 0;
+  std::string mode = "mixed";
+  std::string out = "r3fuzz-out";
+  std::vector<std::string> sizes;
+  bool json = false;
+  bool strict = false;
+  bool timing = false;
+  bool metadata = false;
+  bool wide_experts = false;
+  std::string backend;
+  std::string fault;
+};
+
+inline constexpr int64_t kDefaultCases = 10000;
+
+
+// Set by SIGINT; the campaign stops after the case it is running and reports as usual.
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+// Installs the SIGINT handler for the campaign's lifetime.
+class SigintScope {
+ public:
+  SigintScope() {
+    g_interrupted = false;
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_);
+  }
+  ~SigintScope() { sigaction(SIGINT, &previous_, nullptr); }
+
+ private:
+  struct sigaction previous_ {};
+};
+
+std::string progress_line(const CampaignProgress& p, const CampaignOptions& o) {
+  char buf[200];
+  const double rate = p.elapsed_seconds > 0 ? p.cases / p.elapsed_seconds : 0.0;
+  const std::string budget = o.max_seconds ? " of " + std::to_string(static_cast<int64_t>(*o.max_seconds)) + " s"
+                                           : ", " + std::to_string(*o.max_cases) + " cases budget";
+  std::snprintf(buf, sizeof buf, "\rr3fuzz run: %lld cases, %.0f cases/s, %zu unique failures, %.1f s%s\033[K",
+                static_cast<long long>(p.cases), rate, p.unique_failures, p.elapsed_seconds, budget.c_str());
+  return buf;
+}
+
+// The campaign's exit code; usage errors go to `outcome` (main() prints them and exits 2).
+int run_command(const RunFlags& f, CommandOutcome& outcome) {
+  auto usage_error = [&](std::string message) {
+    outcome.fail("run", Error{std::move(message)});
+    return 2;
+  };
+  CampaignOptions o;
+  o.seed = f.seed;
+  if (f.seconds > 0) o.max_seconds = f.seconds;
+  if (f.cases > 0 || f.seconds <= 0) o.max_cases = f.cases > 0 ? f.cases : kDefaultCases;
+  if (f.seconds > 0 && f.cases <= 0) o.max_cases.reset();
+  const Result<Mode> mode = parse_mode(f.mode);
+  if (!mode.ok()) return usage_error(mode.error().message);
+  o.mode = *mode;
+  o.out_dir = f.out;
+  o.strict = f.strict;
+  o.generator.metadata_overrides = f.metadata;
+  o.generator.wide_experts = f.wide_experts;
+  if (!f.sizes.empty()) {
+    o.generator.sizes.clear();
+    for (const std::string& s : f.sizes) {
+      const Result<SizeClass> size = parse_size_class(s);
+      if (!size.ok()) return usage_error("--" + size.error().message);
+      o.generator.sizes.push_back(*size);
+    }
+  }
+  ImplementationOptions io;
+  io.backend = f.backend;
+  io.fault = f.fault;
+  std::vector<std::unique_ptr<Implementation>> impls;
+  for (const std::string& name : f.impls.empty() ? default_implementation_names() : f.impls) {
+    Result<std::unique_ptr<Implementation>> impl = make_implementation(name, io);
+    if (!impl.ok()) return usage_error(impl.error().message);
+    impls.push_back(std::move(impl).value());
+  }
+
+  CampaignHooks hooks;
+  hooks.stop = &g_interrupted;
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  if (tty) hooks.on_progress = [&](const CampaignProgress& p) { std::cerr << progress_line(p, o) << std::flush; };
+  SigintScope sigint;
+  Result<CampaignReport> report = run_campaign(o, impls, hooks);
+  if (tty) std::cerr << "\n";
+  if (!report.ok()) return usage_error(report.error().message);
+  if (f.json) {
+    std::cout << report_json(*report, f.timing).dump(2) << "\n";
+  } else {
+    std::cout << report_text(*report, f.timing);
+  }
+  return report->exit_code();
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandOutcome& outcome) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand("run", "run a differential campaign: generated cases, every implementation "
+                                            "judged against the reference, failures written to --out");
+  cmd->add_option("--impl", f->impls,
+                  "implementation under test, repeatable (default: vllm-50874 and vllm-pre-50874); known: " +
+                      known_implementation_names());
+  cmd->add_option("--seed", f->seed, "generator seed; the same seed and flags give the same cases (default 1)");
+  auto* time = cmd->add_option("--time", f->seconds, "stop after SEC seconds")->check(CLI::PositiveNumber);
+  auto* cases = cmd->add_option("--cases", f->cases, "stop after N cases (default 10000 when --time is absent)")
+                    ->check(CLI::PositiveNumber);
+  time->excludes(cases);
+  cmd->add_option("--mode", f->mode,
+                  "concrete (real values, small layouts), symbolic (row ranges, any size) or mixed (concrete when "
+                  "small enough; default)");
+  cmd->add_option("--out", f->out, "directory for failing cases, one file per unique signature (default r3fuzz-out)");
+  cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
+  cmd->add_flag("--json", f->json, "print the summary as one JSON document");
+  cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
+  cmd->add_flag("--timing", f->timing, "add wall-clock figures (not reproducible) to the summary");
+  cmd->add_flag("--metadata-overrides", f->metadata,
+                "also generate inconsistent DP metadata (spec corner case 8; vllm-50874 misses some by design)");
+  cmd->add_flag("--wide-experts", f->wide_experts, "also generate expert counts above 32768 (int16 replay storage)");
+  cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
+  cmd->add_option("--fault", f->fault, "a named fault to inject into implementations that take one");
+  cmd->callback([f, &outcome] {
+    const int code = run_command(*f, outcome);
+    if (!outcome.error) outcome.exit_code = code;
+  });
+}
+
+}  // namespace r3
