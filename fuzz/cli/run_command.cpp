@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -30,6 +31,8 @@ struct RunFlags {
   bool wide_experts = false;
   std::string backend;
   std::string fault;
+  double adapter_timeout = 5;  // external:COMMAND, seconds per reply
+  std::string adapter_log;     // external:COMMAND stderr ("" = ours)
 };
 
 inline constexpr int64_t kDefaultCases = 10000;
@@ -94,6 +97,8 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   ImplementationOptions io;
   io.backend = f.backend;
   io.fault = f.fault;
+  io.adapter_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.adapter_timeout * 1000));
+  io.adapter_log = f.adapter_log;
   std::vector<std::unique_ptr<Implementation>> impls;
   for (const std::string& name : f.impls.empty() ? default_implementation_names() : f.impls) {
     Result<std::unique_ptr<Implementation>> impl = make_implementation(name, io);
@@ -144,6 +149,10 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--wide-experts", f->wide_experts, "also generate expert counts above 32768 (int16 replay storage)");
   cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
   cmd->add_option("--fault", f->fault, "a named fault to inject into implementations that take one");
+  cmd->add_option("--adapter-timeout", f->adapter_timeout,
+                  "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--adapter-log", f->adapter_log, "external:COMMAND: append the adapter's stderr to FILE");
   cmd->callback([f, &outcome] {
     const int code = run_command(*f, outcome);
     if (!outcome.error) outcome.exit_code = code;
