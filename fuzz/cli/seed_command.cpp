@@ -1,0 +1,146 @@
+// r3fuzz seed: production seeds and corpus conversion.
+//   r3fuzz seed --deployment D.json [--log STEPS.jsonl] --out DIR   deployment traffic (and log steps) -> cases
+//   r3fuzz seed --to-binary --out DIR CASE.json|DIR...              readable cases -> fuzz inputs (.bin)
+//   r3fuzz seed --to-json --out DIR INPUT|DIR...                    fuzz inputs -> readable cases (.json)
+// Cases are validated and deduplicated by their canonical form; a log line that disagrees
+// with the deployment is reported with its line number and makes the exit code 2.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "fuzz/cli/commands.hpp"
+#include "fuzz/codec/case_binary.hpp"
+#include "fuzz/codec/case_json.hpp"
+#include "fuzz/seed/seed.hpp"
+
+namespace r3 {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SeedArgs {
+  std::string deployment;
+  std::string log;
+  std::string out;
+  bool to_binary = false;
+  bool to_json = false;
+  std::vector<std::string> inputs;
+};
+
+std::vector<fs::path> expand(const std::vector<std::string>& inputs, bool json_only) {
+  std::vector<fs::path> files;
+  for (const std::string& in : inputs) {
+    if (!fs::is_directory(in)) {
+      files.emplace_back(in);
+      continue;
+    }
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(in)) {
+      if (e.is_regular_file() && (!json_only || e.path().extension() == ".json")) found.push_back(e.path());
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+Result<std::string> read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path.string() + ": cannot open"};
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+Status write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) return Error{path.string() + ": cannot write"};
+  return ok_status();
+}
+
+Result<int> convert(const SeedArgs& a) {
+  int written = 0;
+  for (const fs::path& file : expand(a.inputs, a.to_binary)) {
+    if (a.to_binary) {
+      R3_TRY(Case c, read_case_file(file.string()));
+      R3_TRY_STATUS(write_bytes(fs::path(a.out) / (file.stem().string() + ".bin"), case_to_binary(c)));
+    } else {
+      R3_TRY(std::string bytes, read_all(file));
+      auto c = case_from_binary({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, full_binary_limits());
+      if (!c) return Error{file.string() + ": " + c.error().message};
+      R3_TRY_STATUS(write_case_file((fs::path(a.out) / (file.stem().string() + ".json")).string(), *c));
+    }
+    ++written;
+  }
+  return written;
+}
+
+Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& duplicates) {
+  R3_TRY(Deployment d, read_deployment_file(a.deployment));
+  R3_TRY(std::vector<Case> cases, cases_from_traffic(d));
+  if (!a.log.empty()) {
+    R3_TRY(std::string log, read_all(a.log));
+    std::vector<std::string> line_errors;
+    for (Case& c : cases_from_metadata_log(d, log, line_errors)) cases.push_back(std::move(c));
+    for (const std::string& e : line_errors) errors.push_back(a.log + ": " + e);
+  }
+  std::set<std::string> seen;
+  int written = 0;
+  for (const Case& c : cases) {
+    const fs::path file = fs::path(a.out) / seed_file_name(d.name, c);
+    if (!seen.insert(canonical_key(c)).second || fs::exists(file)) {
+      ++duplicates;
+      continue;
+    }
+    R3_TRY_STATUS(write_case_file(file.string(), c));
+    ++written;
+  }
+  return written;
+}
+
+void run(const SeedArgs& a, CommandOutcome& outcome) {
+  auto fail = [&](std::string message) { outcome.fail("seed", Error{std::move(message)}); };
+  const int modes = (a.to_binary ? 1 : 0) + (a.to_json ? 1 : 0) + (a.deployment.empty() ? 0 : 1);
+  if (modes != 1) return fail("give exactly one of --deployment, --to-binary, --to-json");
+  if (!a.log.empty() && a.deployment.empty()) return fail("--log needs --deployment (the log's topology and M)");
+  if (!a.deployment.empty() && !a.inputs.empty()) return fail("--deployment takes no positional inputs");
+  if (a.deployment.empty() && a.inputs.empty()) return fail("--to-binary/--to-json need input files or directories");
+  std::error_code ec;
+  fs::create_directories(a.out, ec);
+  if (ec) return fail(a.out + ": cannot create: " + ec.message());
+  if (a.deployment.empty()) {
+    auto n = convert(a);
+    if (!n) return fail(n.error().message);
+    std::cout << "r3fuzz seed: converted " << *n << " file(s) into " << a.out << "\n";
+    return;
+  }
+  std::vector<std::string> errors;
+  int duplicates = 0;
+  auto n = seed(a, errors, duplicates);
+  if (!n) return fail(n.error().message);
+  std::cout << "r3fuzz seed: wrote " << *n << " case(s) into " << a.out << " (" << duplicates << " duplicate(s) skipped)\n";
+  if (!errors.empty()) {
+    std::string message = std::to_string(errors.size()) + " inconsistent log line(s), not seeded:";
+    for (const std::string& e : errors) message += "\n  " + e;
+    fail(message);
+  }
+}
+
+}  // namespace
+
+void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
+  auto args = std::make_shared<SeedArgs>();
+  CLI::App* cmd = app.add_subcommand("seed", "Seed a corpus from deployments and metadata logs, or convert cases "
+                                             "between readable JSON and fuzz inputs");
+  cmd->add_option("--deployment", args->deployment, "A deployment description (docs/SEEDING.md)");
+  cmd->add_option("--log", args->log, "A metadata log: one JSON line per step (needs --deployment)");
+  cmd->add_option("--out", args->out, "Directory the cases or converted files go to")->required();
+  cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
+  cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
+  cmd->add_option("inputs", args->inputs, "Files or directories to convert");
+  cmd->callback([args, &outcome] { run(*args, outcome); });
+}
+
+}  // namespace r3

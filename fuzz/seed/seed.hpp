@@ -1,0 +1,53 @@
+// Seeds from production: deployment descriptions (model shape + parallel configuration +
+// traffic profile, format "r3fuzz-deployment/1", docs/SEEDING.md) and metadata logs (JSON
+// lines of num_tokens_across_dp and local_sizes per step, as an engine hook dumps them)
+// become validated corpus cases, deduplicated by their canonical binary form.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+
+namespace r3 {
+
+struct Deployment {
+  std::string name;  // file-name stem of the cases it seeds
+  std::string note;  // where the deployment comes from; copied into every case
+  Topology topology;
+  ModelShape model;
+  int64_t max_num_tokens = 1;
+  Path path = Path::single;
+  bool monolithic = false;
+  std::vector<int64_t> cudagraph_sizes;     // empty: no CUDA graphs
+  std::optional<std::pair<int64_t, int64_t>> decode_batches;  // per-rank requests, inclusive
+  std::vector<int64_t> prefill_lengths;     // per-rank batched tokens
+};
+
+Result<Deployment> deployment_from_json_text(std::string_view text);
+Result<Deployment> read_deployment_file(const std::string& path);
+
+// The base case of a deployment (tokens all zero, last layer).
+Case deployment_case(const Deployment& d);
+
+// Traffic-profile cases: decode steps at every capture size in the batch range and its
+// neighbours (sizes +-1 straddle the buckets), and prefill steps at each length (all ranks
+// equal, and one rank one token short). Every case is validated.
+Result<std::vector<Case>> cases_from_traffic(const Deployment& d);
+
+// One case per log line, the logged metadata as the override. Lines that do not parse or
+// disagree with the deployment are reported as "line N: ..." in `errors`, never dropped silently.
+std::vector<Case> cases_from_metadata_log(const Deployment& d, std::string_view log, std::vector<std::string>& errors);
+
+// The dedup key: the canonical binary encoding without note and expectation.
+std::string canonical_key(const Case& c);
+
+// "<name>-<16 hex digits of the key's hash>.json".
+std::string seed_file_name(const std::string& name, const Case& c);
+
+}  // namespace r3

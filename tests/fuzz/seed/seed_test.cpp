@@ -1,0 +1,116 @@
+#include "fuzz/seed/seed.hpp"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "reference/layout.hpp"
+#include "reference/validate.hpp"
+
+namespace r3 {
+namespace {
+
+// Qwen3-235B-A22B with TP4 DP2 EP and SP, as in docs/SEEDING.md.
+constexpr const char* kQwen = R"({
+  "format": "r3fuzz-deployment/1",
+  "name": "qwen3-tp4-dp2",
+  "note": "Qwen3-235B-A22B, TP4 DP2 EP",
+  "topology": {"dp": 2, "tp": 4, "ep": true, "sp": true},
+  "model": {"layers": 94, "top_k": 8, "experts": 128},
+  "max_num_tokens": 8192,
+  "path": "sp_shard",
+  "cudagraph": "vllm-default",
+  "traffic": {"decode_batches": [6, 17], "prefill_lengths": [8191]}
+})";
+
+Deployment qwen() {
+  auto d = deployment_from_json_text(kQwen);
+  EXPECT_TRUE(d) << d.error().message;
+  return *d;
+}
+
+TEST(Deployment, ReadsEveryField) {
+  const Deployment d = qwen();
+  EXPECT_EQ(d.name, "qwen3-tp4-dp2");
+  EXPECT_EQ(d.topology, (Topology{2, 4, true, true}));
+  EXPECT_EQ(d.model, (ModelShape{94, 8, 128}));
+  EXPECT_EQ(d.path, Path::sp_shard);
+  ASSERT_EQ(d.cudagraph_sizes.size(), 67u);
+  EXPECT_EQ(d.cudagraph_sizes.back(), 512);
+  EXPECT_EQ(d.decode_batches, (std::pair<int64_t, int64_t>{6, 17}));
+}
+
+TEST(Deployment, NamesWhatIsWrong) {
+  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "speed": 1})").error().message,
+            "deployment: unknown key \"speed\" (allowed: format, name, note, topology, model, max_num_tokens, path, "
+            "monolithic, cudagraph, traffic)");
+  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "traffic": {"decode_batches": [5, 2]}})").error().message,
+            "traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi");
+  auto bad_sp = deployment_from_json_text(R"({"name": "x", "topology": {"dp": 2, "tp": 1, "ep": true, "sp": true},
+      "model": {"layers": 1, "top_k": 1, "experts": 1}, "max_num_tokens": 8, "path": "gathered",
+      "traffic": {"prefill_lengths": [8]}})");
+  ASSERT_FALSE(bad_sp);
+  EXPECT_EQ(bad_sp.error().message, "topology.sp: sequence parallel needs tp > 1, tp is 1");
+}
+
+TEST(Traffic, DecodeStepsStraddleTheCaptureSizesAndPrefillStepsSitNearM) {
+  auto cases = cases_from_traffic(qwen());
+  ASSERT_TRUE(cases) << cases.error().message;
+  // Decode targets in [6, 17]: 6 and 17 (the range ends), 7 8 9 (around 8), 15 16 17 (around 16).
+  std::set<int64_t> decode_most;
+  int prefill = 0;
+  for (const Case& c : *cases) {
+    EXPECT_TRUE(validate(c));
+    EXPECT_EQ(c.layer, 93);
+    if (c.padding.mode == PaddingMode::cudagraph) decode_most.insert(c.tokens[0]);
+    else ++prefill;
+  }
+  EXPECT_EQ(decode_most, (std::set<int64_t>{6, 7, 8, 9, 15, 16, 17}));
+  EXPECT_EQ(prefill, 2);
+  EXPECT_EQ(cases->back().tokens, (std::vector<int64_t>{8191, 8190}));
+}
+
+TEST(MetadataLog, TurnsConsistentLinesIntoCasesAndReportsTheOthersByLine) {
+  const std::string log =
+      R"({"step": 1, "num_tokens_across_dp": [5, 3], "local_sizes": [2, 2, 2, 2, 1, 1, 1, 1]})" "\n"
+      "\n"
+      R"({"step": 2, "num_tokens_across_dp": [5, 3], "local_sizes": [2, 2, 1]})" "\n"
+      R"({"step": 3, "num_tokens_across_dp": [5]})" "\n"
+      R"({"step": 4, "num_tokens_across_dp": [9000, 1]})" "\n"
+      R"({"step": 5, "num_tokens_across_dp": [4, 4], "local_sizes": null})" "\n"
+      "not json\n"
+      R"({"step": 7, "num_tokens_across_dp": [5, 3], "local_sizes": [2, 2, 2, 2, 1, 1, 1, 2]})" "\n";
+  std::vector<std::string> errors;
+  const std::vector<Case> cases = cases_from_metadata_log(qwen(), log, errors);
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "line 3: local_sizes has 3 entries, expected 8 (dp*tp with sp)",
+                        "line 4: num_tokens_across_dp has 1 entries, expected 2 (dp)",
+                        "line 5: num_tokens_across_dp[0] = 9000 is outside [0, 8192] (max_num_tokens of the deployment)",
+                        "line 7: not a JSON object",
+                        "line 8: local_sizes[7] = 2, expected 1 (ceil(n_d/tp) of num_tokens_across_dp)",
+                    }));
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].tokens, (std::vector<int64_t>{5, 3}));
+  EXPECT_EQ(cases[0].note, "metadata log line 1; Qwen3-235B-A22B, TP4 DP2 EP");
+  auto step = derive_step(cases[0]);
+  ASSERT_TRUE(step);
+  EXPECT_FALSE(step->rejection);
+  // local_sizes null: the engine never set it; the reference expects every implementation to reject.
+  ASSERT_TRUE(cases[1].metadata);
+  EXPECT_TRUE(cases[1].metadata->local_sizes_given);
+  EXPECT_FALSE(cases[1].metadata->local_sizes);
+}
+
+TEST(Dedup, CanonicalKeyIgnoresNotesAndNamesFilesByIt) {
+  Case a = deployment_case(qwen());
+  Case b = a;
+  b.note = "another note";
+  EXPECT_EQ(canonical_key(a), canonical_key(b));
+  EXPECT_EQ(seed_file_name("q", a), seed_file_name("q", b));
+  b.tokens[0] = 1;
+  EXPECT_NE(seed_file_name("q", a), seed_file_name("q", b));
+  EXPECT_EQ(seed_file_name("q", a).size(), std::string("q-0123456789abcdef.json").size());
+}
+
+}  // namespace
+}  // namespace r3
