@@ -1,5 +1,7 @@
 #include "fuzz/shrink/passes.hpp"
 
+#include "reference/layout.hpp"
+
 #include <algorithm>
 #include <functional>
 
@@ -105,7 +107,8 @@ void smaller_model(const Case& c, Candidates& out) {
   }
 }
 
-// cudagraph -> dp_max -> none; then fewer and lower CUDA-graph capture sizes.
+// cudagraph -> dp_max -> none (keeping the counts, or turning padded rows into real tokens);
+// then fewer and lower CUDA-graph capture sizes.
 void simpler_padding(const Case& c, Candidates& out) {
   auto with_mode = [&](PaddingMode mode) {
     Case next = c;
@@ -114,7 +117,16 @@ void simpler_padding(const Case& c, Candidates& out) {
     if (mode != PaddingMode::dp_max) next.microbatches = 1;
     out.push_back(std::move(next));
   };
-  if (c.padding.mode != PaddingMode::none) with_mode(PaddingMode::none);
+  if (c.padding.mode != PaddingMode::none) {
+    with_mode(PaddingMode::none);
+    // The same counts without padding: dummy tokens become real ones. Padding never comes
+    // back, so the larger token counts cannot start a cycle.
+    Case unpadded = c;
+    unpadded.padding = Padding{};
+    unpadded.microbatches = 1;
+    unpadded.tokens = derive_num_tokens_across_dp(c);
+    if (unpadded.tokens != c.tokens) out.push_back(std::move(unpadded));
+  }
   if (c.padding.mode == PaddingMode::cudagraph) with_mode(PaddingMode::dp_max);
   if (c.padding.mode != PaddingMode::cudagraph) return;
   const auto& sizes = c.padding.cudagraph_sizes;

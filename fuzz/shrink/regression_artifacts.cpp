@@ -57,25 +57,32 @@ std::string regression_test_name(const Signature& signature, std::string_view fa
          camel(signature.branch);
 }
 
-std::string regression_test_text(const Case& entry, const Judgement& judgement, const ImplementationSpec& spec) {
+std::string regression_test_text(const Case& entry, const Judgement& judgement, const ImplementationSpec& spec,
+                                 JudgeMode how) {
   const Signature signature = signature_of(judgement, entry.path);
   const std::string json = case_to_json_text(entry);
   const std::string delimiter = raw_delimiter(json);
   std::string t;
   t += "// Regression: " + signature.text() + (spec.fault.empty() ? "" : " with fault " + spec.fault) +
        ", minimized by r3fuzz shrink.\n";
-  t += "// Needs #include \"fuzz/campaign/registry.hpp\", \"fuzz/codec/case_json.hpp\" and\n";
-  t += "// \"fuzz/shrink/implementation_judge.hpp\"; links r3fuzz_campaign r3fuzz_codec r3fuzz_shrink.\n";
+  t += "// Needs #include \"fuzz/codec/case_json.hpp\", \"fuzz/shrink/implementation_judge.hpp\" and\n";
+  t += spec.fault.empty() ? "// \"fuzz/campaign/registry.hpp\"; links r3fuzz_shrink.\n"
+                          : "// \"fuzz/mutants/carrier.hpp\"; links r3fuzz_mutants.\n";
   t += "TEST(Regression, " + regression_test_name(signature, spec.fault) + ") {\n";
   t += "  constexpr std::string_view kCase = R\"" + delimiter + "(" + json + ")" + delimiter + "\";\n";
   t += "  const r3::Result<r3::Case> c = r3::case_from_json_text(kCase);\n";
   t += "  ASSERT_TRUE(c.ok()) << c.error().message;\n";
-  t += "  r3::ImplementationOptions options;\n";
-  if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
-  if (!spec.fault.empty()) t += "  options.fault = " + cpp_literal(spec.fault) + ";\n";
-  t += "  auto impl = r3::make_implementation(" + cpp_literal(spec.name) + ", options);\n";
+  if (spec.fault.empty()) {
+    t += "  r3::ImplementationOptions options;\n";
+    if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
+    t += "  auto impl = r3::make_implementation(" + cpp_literal(spec.name) + ", options);\n";
+  } else {
+    t += "  auto impl = r3::make_subject(" + cpp_literal(spec.name) + ", r3::parse_fault(" + cpp_literal(spec.fault) +
+         ").value());\n";
+  }
   t += "  ASSERT_TRUE(impl.ok()) << impl.error().message;\n";
-  t += "  const r3::Result<r3::Judgement> j = r3::judge_with(**impl)(*c);\n";
+  t += "  const r3::Result<r3::Judgement> j = r3::judge_with(**impl, r3::JudgeMode::" + std::string(to_string(how)) +
+       ")(*c);\n";
   t += "  ASSERT_TRUE(j.ok()) << j.error().message;\n";
   t += "  EXPECT_EQ(r3::to_string(j->verdict), " + cpp_literal(to_string(judgement.verdict)) + ") << j->detail;\n";
   t += "  EXPECT_EQ(r3::to_string(j->severity), " + cpp_literal(to_string(judgement.severity)) + ");\n";

@@ -121,9 +121,12 @@ TEST(ShrinkPasses, ModelPassKeepsTopKWithinExperts) {
 TEST(ShrinkPasses, PaddingPassGoesCudagraphToNoneThenDpMaxThenFewerLowerSizes) {
   const auto out = proposals("padding", sp_case());
   EXPECT_EQ(out[0].padding, (Padding{PaddingMode::none, {}}));
-  EXPECT_EQ(out[1].padding, (Padding{PaddingMode::dp_max, {}}));
-  EXPECT_EQ(out[2].padding.cudagraph_sizes, (std::vector<int64_t>{}));  // invalid, skipped by the driver
-  EXPECT_EQ(out[3].padding.cudagraph_sizes, (std::vector<int64_t>{16, 128}));
+  EXPECT_EQ(out[0].tokens, sp_case().tokens);
+  EXPECT_EQ(out[1].padding, (Padding{PaddingMode::none, {}}));
+  EXPECT_EQ(out[1].tokens, (std::vector<int64_t>{128, 128, 128, 128}));  // the bucket's rows as real tokens (over M: invalid)
+  EXPECT_EQ(out[2].padding, (Padding{PaddingMode::dp_max, {}}));
+  EXPECT_EQ(out[3].padding.cudagraph_sizes, (std::vector<int64_t>{}));  // invalid, skipped by the driver
+  EXPECT_EQ(out[4].padding.cudagraph_sizes, (std::vector<int64_t>{16, 128}));
   const auto lowered = std::find_if(out.begin(), out.end(), [](const Case& c) {
     return c.padding.cudagraph_sizes == std::vector<int64_t>{8, 16, 17};
   });
@@ -135,10 +138,13 @@ TEST(ShrinkPasses, LeavingDpMaxLeavesMicroBatching) {
   c.padding = {PaddingMode::dp_max, {}};
   c.microbatches = 2;
   const auto out = proposals("padding", c);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].padding.mode, PaddingMode::none);
-  EXPECT_EQ(out[0].microbatches, 1);
-  EXPECT_TRUE(validate(out[0]).ok());
+  ASSERT_EQ(out.size(), 2u);
+  for (const Case& next : out) {
+    EXPECT_EQ(next.padding.mode, PaddingMode::none);
+    EXPECT_EQ(next.microbatches, 1);
+    EXPECT_TRUE(validate(next).ok());
+  }
+  EXPECT_EQ(out[1].tokens, (std::vector<int64_t>{64, 64, 64, 64}));
 }
 
 TEST(ShrinkPasses, CallsPassDropsChunkingBeforeShrinkingTheChunk) {

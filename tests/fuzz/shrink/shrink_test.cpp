@@ -34,7 +34,7 @@ Shrunk shrink_for(std::unique_ptr<CapturePolicy> policy, const Case& c, ShrinkOp
   PolicyImplementation impl(std::move(policy));
   Shrunk out;
   options.progress = [&](const std::string& line) { out.progress.push_back(line); };
-  auto result = shrink_case(c, judge_with(impl), options);
+  auto result = shrink_case(c, judge_with(impl, JudgeMode::symbolic), options);
   EXPECT_TRUE(result.ok()) << result.error().message;
   out.result = std::move(result).value();
   return out;
@@ -118,7 +118,7 @@ TEST(Shrink, AnInvalidCaseIsAnErrorNamingTheField) {
   Case c = expected_spurious_reject_case();
   c.tokens = {1};
   PolicyImplementation impl(make_r3_fixed_policy());
-  auto result = shrink_case(c, judge_with(impl));
+  auto result = shrink_case(c, judge_with(impl, JudgeMode::symbolic));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().message, "tokens: has 1 entries, topology.dp is 2 (one count per DP rank)");
 }
@@ -133,7 +133,7 @@ TEST(Shrink, AJudgeErrorOnTheInputIsAnError) {
 // Candidates the implementation fails on count as not reproducing; shrinking goes on.
 TEST(Shrink, JudgeErrorsOnCandidatesAreCountedAndSkipped) {
   PolicyImplementation impl(make_vllm_pre_50874_policy());
-  const CaseJudge inner = judge_with(impl);
+  const CaseJudge inner = judge_with(impl, JudgeMode::symbolic);
   const Case input = production_case(Path::gathered, false);
   auto result = shrink_case(input, [&](const Case& c) -> Result<Judgement> {
     if (c.topology.dp == 16) return Error{"adapter died"};

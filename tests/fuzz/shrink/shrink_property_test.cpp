@@ -1,0 +1,86 @@
+// Properties over Arbitrary<r3::Case> (tests/support/case_arbitrary.hpp): generated cases and
+// their shrinks are valid, the fixed policy passes on every one, and the shrinker keeps the
+// signature, never grows a case and is idempotent.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "fuzz/oracle/judge.hpp"
+#include "fuzz/oracle/policy_implementation.hpp"
+#include "fuzz/shrink/case_measure.hpp"
+#include "fuzz/shrink/implementation_judge.hpp"
+#include "reference/layout.hpp"
+#include "reference/validate.hpp"
+#include "tests/support/case_arbitrary.hpp"
+#include "tests/support/case_print.hpp"
+
+namespace r3 {
+namespace {
+
+RC_GTEST_PROP(CaseArbitrary, GeneratesValidCasesWithValidShrinks, (const Case& c)) {
+  RC_ASSERT(validate(c).ok());
+  auto shrinks = test::domain_shrinks(c);
+  while (auto smaller = shrinks.next()) RC_ASSERT(validate(*smaller).ok());
+}
+
+RC_GTEST_PROP(CaseArbitrary, R3FixedPassesEveryGeneratedCase, (const Case& c)) {
+  auto step = derive_step(c);
+  RC_ASSERT(step.ok());
+  const auto policy = make_r3_fixed_policy();
+  const Judgement j = judge_symbolic(c, *step, *policy, "r3-fixed");
+  RC_ASSERT(j.verdict == Verdict::pass);
+}
+
+// RapidCheck's own search for a local minimum over the domain shrinks: the vllm-pre-50874
+// spurious rejection on padded SP shards ends where r3fuzz shrink ends.
+TEST(CaseArbitrary, RapidCheckShrinkingReachesTheMinimalSpuriousReject) {
+  Case big;
+  big.topology = {8, 4, true, true};
+  big.model = {4, 2, 16};
+  big.max_num_tokens = 64;
+  big.tokens = {33, 64, 0, 7, 12, 1, 64, 30};
+  big.padding = {PaddingMode::cudagraph, {4, 16}};  // below the busiest rank's count: eager, unpadded
+  big.path = Path::gathered;
+  big.layer = 3;
+  const auto policy = make_vllm_pre_50874_policy();
+  // On the gathered path (the domain shrinks may change the path: vllm-pre-50874 rejects
+  // every local-path step too, a different finding).
+  auto spurious = [&](const Case& c) {
+    auto step = derive_step(c);
+    return c.path == Path::gathered && step.ok() && judge_symbolic(c, *step, *policy, "vllm-pre-50874").verdict == Verdict::spurious_reject;
+  };
+  ASSERT_TRUE(spurious(big));
+  const auto [minimal, steps] = rc::shrinkable::findLocalMin(rc::shrinkable::shrinkRecur(big, &test::domain_shrinks),
+                                                             spurious);
+  Case expected;
+  expected.topology = {2, 2, true, true};
+  expected.tokens = {1, 0};
+  expected.path = Path::gathered;
+  EXPECT_EQ(minimal, expected);
+  EXPECT_GT(steps, 3u);
+}
+
+RC_GTEST_PROP(Shrinker, KeepsTheSignatureNeverGrowsAndIsIdempotent, (const Case& c)) {
+  PolicyImplementation impl(*rc::gen::element(0, 1) == 0 ? make_vllm_50874_policy() : make_vllm_pre_50874_policy());
+  const CaseJudge judge = judge_with(impl, JudgeMode::symbolic);
+  auto once = shrink_case(c, judge);
+  RC_ASSERT(once.ok());
+  if (once->stop == ShrinkStop::not_failing) {
+    RC_ASSERT(once->minimal == c);
+    return;
+  }
+  RC_TAG(once->signature.text());
+  RC_ASSERT(once->stop == ShrinkStop::fixpoint);
+  const Case& small = once->minimal;
+  RC_ASSERT(validate(small).ok());
+  RC_ASSERT(signature_of(*judge(small), small.path) == once->signature);
+  RC_ASSERT(small.topology.dp <= c.topology.dp);
+  RC_ASSERT(small.topology.tp <= c.topology.tp);
+  RC_ASSERT(small.max_num_tokens <= c.max_num_tokens);
+  RC_ASSERT(non_default_fields(small) <= non_default_fields(c));
+  auto twice = shrink_case(small, judge);
+  RC_ASSERT(twice.ok());
+  RC_ASSERT(twice->minimal == small);
+}
+
+}  // namespace
+}  // namespace r3
