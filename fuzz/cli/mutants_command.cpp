@@ -1,0 +1,92 @@
+// r3fuzz mutants [--seeds 5] [--max-cases N] [--carrier NAME]... [--fault NAME]... [--json]
+//                [--markdown FILE] [--no-shrink] [--jobs N]
+// The fault-kill matrix (fuzz/mutants/kill_matrix.hpp). Exit 0 when every mutant that is not
+// equivalent is killed, 1 when one survives, 2 on bad input.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "fuzz/cli/commands.hpp"
+#include "fuzz/mutants/report.hpp"
+
+namespace r3 {
+namespace {
+
+struct MutantsFlags {
+  MutantsOptions options;
+  std::vector<std::string> carriers = default_carriers();
+  std::vector<std::string> faults;  // empty: all
+  bool json = false;
+  std::string markdown;
+  bool no_shrink = false;
+};
+
+Result<std::vector<Fault>> chosen_faults(const std::vector<std::string>& names) {
+  std::vector<Fault> out;
+  if (names.empty()) return std::vector<Fault>(all_faults().begin(), all_faults().end());
+  for (const std::string& name : names) {
+    R3_TRY(Fault f, parse_fault(name));
+    out.push_back(f);
+  }
+  return out;
+}
+
+Result<int> mutants_command(MutantsFlags f) {
+  if (f.options.seeds < 1 || f.options.seeds > 1000) {
+    return Error{"--seeds: " + std::to_string(f.options.seeds) + " is out of range [1, 1000]"};
+  }
+  if (f.options.max_cases < 1) return Error{"--max-cases: must be at least 1, got " + std::to_string(f.options.max_cases)};
+  if (f.options.jobs < 1) return Error{"--jobs: must be at least 1, got " + std::to_string(f.options.jobs)};
+  f.options.shrink = !f.no_shrink;
+  R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
+  std::vector<MutantResult> rows;
+  for (const std::string& carrier : f.carriers) {
+    for (Fault fault : faults) {
+      // The historical carrier is one fault only; asking it for others is not an error.
+      if (carrier == "vllm-pre-50874" && fault != Fault::replay_per_rank) continue;
+      auto mutant = make_mutant(carrier, fault);
+      rows.push_back(mutant.ok() ? measure_mutant(*mutant, f.options)
+                                 : unavailable_mutant(carrier, fault, mutant.error().message));
+    }
+  }
+  if (f.json) {
+    std::cout << mutants_json(rows, f.options).dump(2) << "\n";
+  } else {
+    std::cout << mutants_text(rows, f.options);
+  }
+  if (!f.markdown.empty()) {
+    std::ofstream out(f.markdown);
+    out << mutants_markdown(rows, f.options);
+    if (!out) return Error{"--markdown: cannot write " + f.markdown};
+  }
+  return summarize(rows).survived > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
+  auto f = std::make_shared<MutantsFlags>();
+  f->options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  CLI::App* cmd = app.add_subcommand(
+      "mutants", "Measure how fast the harness kills each named fault in each implementation that carries it");
+  cmd->add_option("--seeds", f->options.seeds, "generator seeds per mutant")->capture_default_str();
+  cmd->add_option("--first-seed", f->options.first_seed, "the first seed; the others follow it")
+      ->capture_default_str();
+  cmd->add_option("--max-cases", f->options.max_cases, "generated cases per seed before giving up")
+      ->capture_default_str();
+  cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
+                                             "vllm-pre-50874 (historical replay-per-rank), gpu)");
+  cmd->add_option("--fault", f->faults, "faults to measure (default: all of design.md's table)");
+  cmd->add_flag("--json", f->json, "print the matrix as one JSON document");
+  cmd->add_option("--markdown", f->markdown, "also write the matrix as a Markdown section to this file");
+  cmd->add_flag("--no-shrink", f->no_shrink, "report first detections without shrinking them");
+  cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")->capture_default_str();
+  cmd->callback([f, &outcome] {
+    auto code = mutants_command(*f);
+    if (!code) return outcome.fail("mutants", code.error());
+    outcome.exit_code = *code;
+  });
+}
+
+}  // namespace r3
