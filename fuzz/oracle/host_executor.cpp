@@ -29,7 +29,11 @@ GuardedImage make_image(int64_t rows, int64_t guard, int64_t width, int bits) {
   img.guard_rows = guard;
   img.row_width = width;
   img.bits = bits;
-  img.data.assign(static_cast<size_t>((rows + 2 * guard) * width), stored_value(kCanary, bits));
+  // Guards hold the canary; the caller fills the body.
+  img.data.resize(static_cast<size_t>((rows + 2 * guard) * width));
+  const int32_t canary = stored_value(kCanary, bits);
+  std::fill(img.data.begin(), img.data.begin() + guard * width, canary);
+  std::fill(img.data.end() - guard * width, img.data.end(), canary);
   return img;
 }
 
@@ -89,12 +93,14 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
 
   const int64_t width = int64_t{L} * K;
   const int64_t guard = capture_extent.guard();
+  // Every buffer starts as the same stale step: build it once, copy it per rank.
+  std::vector<int32_t> untouched(static_cast<size_t>(a.capture_rows * width));
+  for (int64_t row = 0; row < a.capture_rows; ++row)
+    for (int l = 0; l < L; ++l)
+      for (int k = 0; k < K; ++k) untouched[static_cast<size_t>(row * width + l * K + k)] = untouched_value(row, l, k);
   for (ConcreteRank& rank : out.ranks) {
     rank.capture = make_image(a.capture_rows, guard, width, 32);
-    int32_t* body = rank.capture.data.data() + guard * width;
-    for (int64_t row = 0; row < a.capture_rows; ++row)
-      for (int l = 0; l < L; ++l)
-        for (int k = 0; k < K; ++k) body[row * width + l * K + k] = untouched_value(row, l, k);
+    std::copy(untouched.begin(), untouched.end(), rank.capture.data.begin() + guard * width);
   }
 
   // Apply each call's copies in order: later calls overwrite earlier ones, as in vLLM.

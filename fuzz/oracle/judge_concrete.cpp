@@ -48,8 +48,19 @@ std::optional<std::string> outcome_shape_error(const Case& c, const Step& step, 
   const bool replay = o.allocation.replay_rows.has_value() && step.replay_rows_needed.has_value();
   for (size_t r = 0; r < rank_count; ++r) {
     const ConcreteRank& rank = o.ranks[r];
-    const std::string name = rank_name(static_cast<int>(r) / step.tp, static_cast<int>(r) % step.tp);
-    if (rank.dp != static_cast<int>(r) / step.tp || rank.tp != static_cast<int>(r) % step.tp) {
+    const int dp = static_cast<int>(r) / step.tp, tp = static_cast<int>(r) % step.tp;
+    const bool labelled = rank.dp == dp && rank.tp == tp && rank.calls.size() == step.calls.size();
+    auto shape_ok = [](const GuardedImage& img, int64_t rows, int64_t width) {
+      return img.rows == rows && img.row_width == width && img.guard_rows >= 0 && img.bits >= 1 && img.bits <= 32 &&
+             static_cast<int64_t>(img.data.size()) == (img.rows + 2 * img.guard_rows) * img.row_width;
+    };
+    // The common case, checked without building a single message.
+    if (labelled && shape_ok(rank.capture, o.allocation.capture_rows, int64_t{c.model.layers} * c.model.top_k) &&
+        replay == rank.replay.has_value() &&
+        (!replay || shape_ok(*rank.replay, *o.allocation.replay_rows, c.model.top_k)))
+      continue;
+    const std::string name = rank_name(dp, tp);
+    if (rank.dp != dp || rank.tp != tp) {
       return "rank " + std::to_string(r) + " is labelled " + rank_name(rank.dp, rank.tp) + ", expected " + name;
     }
     if (rank.calls.size() != step.calls.size()) {
@@ -119,17 +130,31 @@ std::string describe_capture_value(int32_t v, int64_t row, int layer, int k) {
   return text;
 }
 
-// Compares the capture body with the reference image; the first differing value in words.
-std::optional<std::string> capture_difference(const GuardedImage& img, const Step& step, int dp, int tp, int K) {
+// The reference capture body of DP rank `dp` ([rows, L*K]); the TP ranks of one DP rank share it.
+void reference_capture_body(const GuardedImage& img, const Step& step, int dp, int K, std::vector<int32_t>& out) {
   const int64_t n_d = std::min(step.num_tokens_across_dp[static_cast<size_t>(dp)], img.rows);
   const int L = static_cast<int>(img.row_width / K);
+  out.resize(static_cast<size_t>(img.rows * img.row_width));
+  for (int64_t row = 0; row < img.rows; ++row)
+    for (int l = 0; l < L; ++l)
+      for (int k = 0; k < K; ++k)
+        out[static_cast<size_t>(row * img.row_width + l * K + k)] =
+            l == step.layer && row < n_d ? routing_value({RowKind::token, dp, row}, k) : untouched_value(row, l, k);
+}
+
+// Compares the capture body with the reference image; the first differing value in words.
+std::optional<std::string> capture_difference(const GuardedImage& img, const Step& step, int dp, int tp, int K,
+                                              const std::vector<int32_t>& reference) {
   const int32_t* body = img.data.data() + img.guard_rows * img.row_width;
+  if (std::equal(reference.begin(), reference.end(), body)) return std::nullopt;
+  const int64_t n_d = std::min(step.num_tokens_across_dp[static_cast<size_t>(dp)], img.rows);
+  const int L = static_cast<int>(img.row_width / K);
   for (int64_t row = 0; row < img.rows; ++row) {
     const int32_t* values = body + row * img.row_width;
     for (int l = 0; l < L; ++l) {
       const bool token = l == step.layer && row < n_d;
       for (int k = 0; k < K; ++k) {
-        const int32_t want = token ? routing_value({RowKind::token, dp, row}, k) : untouched_value(row, l, k);
+        const int32_t want = reference[static_cast<size_t>(row * img.row_width + l * K + k)];
         const int32_t got = values[l * K + k];
         if (got == want) continue;
         return "buffer row " + std::to_string(row) + (l != step.layer ? " (layer " + std::to_string(l) + ")" : "") +
@@ -142,10 +167,26 @@ std::optional<std::string> capture_difference(const GuardedImage& img, const Ste
 }
 
 // The replay body a correct kernel leaves: each call writes the routing of its input rows.
-std::optional<std::string> replay_difference(const GuardedImage& img, const Case& c, const Step& step, size_t r) {
+// Ranks that receive the same tensors in every call share it, so it is built once for them.
+struct ReplayReference {
+  std::vector<int> received;  // per call: the tensor the kernel processed
+  int bits = 0;
+  std::vector<int32_t> want;  // [rows, K]
+  std::vector<RowId> source;  // per row: the routing row it holds
+};
+
+const ReplayReference& replay_reference(const GuardedImage& img, const Case& c, const Step& step, size_t r,
+                                        ReplayReference& cache) {
+  std::vector<int> received;
+  for (const Call& call : step.calls) received.push_back(call.ranks[r].received);
+  if (cache.received == received && cache.bits == img.bits && !cache.want.empty()) return cache;
+  cache.received = std::move(received);
+  cache.bits = img.bits;
   const int K = c.model.top_k;
-  std::vector<int32_t> want(static_cast<size_t>(img.rows * K), stored_value(kReplayUntouched, img.bits));
-  std::vector<RowId> source(static_cast<size_t>(img.rows), RowId{});
+  std::vector<int32_t>& want = cache.want;
+  std::vector<RowId>& source = cache.source;
+  want.assign(static_cast<size_t>(img.rows * K), stored_value(kReplayUntouched, img.bits));
+  source.assign(static_cast<size_t>(img.rows), RowId{});
   for (const Call& call : step.calls) {
     const RowTensor& input = call.tensors[static_cast<size_t>(call.ranks[r].received)];
     const int64_t rows = std::min({call.kernel_rows, input.rows(), img.rows});
@@ -158,6 +199,15 @@ std::optional<std::string> replay_difference(const GuardedImage& img, const Case
       if (row >= rows) break;
     }
   }
+  return cache;
+}
+
+std::optional<std::string> replay_difference(const GuardedImage& img, const Case& c, const Step& step, size_t r,
+                                             ReplayReference& cache) {
+  const int K = c.model.top_k;
+  const ReplayReference& ref = replay_reference(img, c, step, r, cache);
+  const std::vector<int32_t>& want = ref.want;
+  const std::vector<RowId>& source = ref.source;
   const int32_t* body = img.data.data() + img.guard_rows * img.row_width;
   for (int64_t row = 0; row < img.rows; ++row)
     for (int k = 0; k < K; ++k) {
@@ -188,6 +238,9 @@ Judgement judge_concrete(const Case& c, const Step& step, const ConcreteOutcome&
   }
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   j.ranks.resize(rank_count);
+  ReplayReference replay_cache;
+  std::vector<int32_t> reference;  // capture body of DP rank reference_dp
+  int reference_dp = -1;
   for (size_t r = 0; r < rank_count; ++r) {
     const ConcreteRank& got = outcome.ranks[r];
     RankJudgement& rank = j.ranks[r];
@@ -223,8 +276,12 @@ Judgement judge_concrete(const Case& c, const Step& step, const ConcreteOutcome&
       rank.detail = std::move(*found);
       continue;
     }
-    found = capture_difference(got.capture, step, rank.dp, rank.tp, c.model.top_k);
-    if (!found && got.replay) found = replay_difference(*got.replay, c, step, r);
+    if (reference_dp != rank.dp) {
+      reference_capture_body(got.capture, step, rank.dp, c.model.top_k, reference);
+      reference_dp = rank.dp;
+    }
+    found = capture_difference(got.capture, step, rank.dp, rank.tp, c.model.top_k, reference);
+    if (!found && got.replay) found = replay_difference(*got.replay, c, step, r, replay_cache);
     if (found) {
       rank.verdict = Verdict::wrong_rows;
       rank.detail = std::move(*found);
