@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include "fuzz/campaign/campaign.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/layout.hpp"
@@ -184,6 +185,45 @@ TEST(ExternalImplementation, LongLinesAreCutWhenQuoted) {
   EXPECT_EQ(quote_line("abc"), "\"abc\"");
   EXPECT_EQ(quote_line(std::string(300, 'x'), 4), "\"xxxx...\" (300 bytes)");
   EXPECT_EQ(quote_line("tab\there"), "\"tab\\there\"");
+}
+
+}  // namespace
+}  // namespace r3
+
+namespace r3 {
+namespace {
+
+// A whole campaign over an adapter that dies on every 30th request of each life: the failing
+// cases are adapter_error with the exact text, every other case is judged, and each failure
+// costs one restart (made lazily, when the next case needs the adapter).
+TEST(ExternalImplementationInACampaign, AdapterFailuresAreVerdictsAndTheCampaignGoesOn) {
+  CampaignOptions options;
+  options.seed = 7;
+  options.max_cases = 100;
+  options.mode = Mode::concrete;
+  options.out_dir = "";
+  std::vector<std::unique_ptr<Implementation>> impls;
+  ExternalOptions o;
+  o.command = misbehaving("exit", 30);
+  auto owned = std::make_unique<ExternalImplementation>(o);
+  const ExternalImplementation* adapter = owned.get();
+  impls.push_back(std::move(owned));
+  const CampaignReport report = run_campaign(options, impls).value();
+  EXPECT_EQ(report.cases, 100);
+  const auto& verdicts = report.distribution.verdict.at(adapter->name());
+  ASSERT_TRUE(verdicts.count("adapter_error (failure)"));
+  ASSERT_TRUE(verdicts.count("pass"));
+  const int64_t failures = verdicts.at("adapter_error (failure)");
+  EXPECT_GE(failures, 3);
+  EXPECT_GE(adapter->starts(), failures);  // equal when the last case was one of them
+  EXPECT_LE(adapter->starts(), failures + 1);
+  const Finding* finding = nullptr;
+  for (const Finding& f : report.findings)
+    if (f.signature.verdict == Verdict::adapter_error) finding = &f;
+  ASSERT_NE(finding, nullptr);
+  const std::string head = adapter->name() + " failed to run: the adapter exited with status 3 before replying to request ";
+  EXPECT_EQ(finding->detail.rfind(head, 0), 0u) << finding->detail;
+  EXPECT_EQ(finding->detail.find_first_not_of("0123456789", head.size()), std::string::npos) << finding->detail;
 }
 
 }  // namespace
