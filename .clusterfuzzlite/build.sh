@@ -1,0 +1,38 @@
+#!/bin/bash -eu
+# ClusterFuzzLite / OSS-Fuzz build: compiles the r3fuzz fuzz targets with the environment the
+# base builder provides (CC, CXX, CFLAGS, CXXFLAGS with the sanitizer flags, LIB_FUZZING_ENGINE,
+# OUT, SRC) and puts them, with seed corpora from corpus/, into $OUT.
+# Run locally (as tests/fuzz/libfuzzer checks):
+#   CC=clang CXX=clang++ CFLAGS="-fsanitize=address,fuzzer-no-link" CXXFLAGS="$CFLAGS" \
+#   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/out .clusterfuzzlite/build.sh
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+: "${OUT:?OUT must name the output folder}"
+: "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE must hold the engine flag, e.g. -fsanitize=fuzzer}"
+CXXFLAGS="${CXXFLAGS:-${CFLAGS:-}}"
+BUILD="${WORK:-$ROOT/build}/cflite"
+TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer)
+
+# R3FUZZ_FUZZING stays off: the sanitizers are the builder's (CXXFLAGS); the engine is
+# LIB_FUZZING_ENGINE. The r3fuzz tool is built too, to convert the seed corpus.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja \
+  -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_CXX_COMPILER="${CXX:-clang++}" \
+  -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DR3FUZZ_CUDA=OFF -DR3FUZZ_BUILD_TESTS=OFF -DR3FUZZ_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" r3fuzz
+
+mkdir -p "$OUT"
+for t in "${TARGETS[@]}"; do cp "$BUILD/fuzz/libfuzzer/$t" "$OUT/"; done
+
+# Seed corpora: readable cases converted to binary inputs (and, for the robustness target, the
+# JSON files themselves).
+seeds="$BUILD/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds"
+"$BUILD/fuzz/cli/r3fuzz" seed --to-binary --out "$seeds" "$ROOT/corpus/production" "$ROOT/corpus/regression"
+if command -v zip >/dev/null; then
+  (cd "$seeds" && zip -q -j "$OUT/r3fuzz_differential_fuzzer_seed_corpus.zip" ./*.bin)
+  (cd "$ROOT/corpus" && zip -q -j "$OUT/r3fuzz_robustness_fuzzer_seed_corpus.zip" production/*.json "$seeds"/*.bin)
+else
+  echo "build.sh: zip not found: no seed corpora packed" >&2
+fi
+# Known vLLM bugs do not stop continuous fuzzing (see fuzz/libfuzzer/differential.hpp).
+printf '[libfuzzer]\ntimeout = 10\n' >"$OUT/r3fuzz_differential_fuzzer.options"
