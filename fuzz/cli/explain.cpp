@@ -1,0 +1,275 @@
+#include "fuzz/cli/explain.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "fuzz/oracle/judge.hpp"
+#include "reference/capturer.hpp"
+#include "reference/policy.hpp"
+
+namespace r3 {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson range_json(const std::optional<RowRange>& r) {
+  return r ? ojson::array({r->lo, r->hi}) : ojson(nullptr);
+}
+
+ojson list_json(const std::optional<std::vector<int64_t>>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+std::string range_text(const std::optional<RowRange>& r) {
+  return r ? "[" + std::to_string(r->lo) + ", " + std::to_string(r->hi) + ")" : "-";
+}
+
+std::string list_text(const std::optional<std::vector<int64_t>>& v) {
+  if (!v) return "unset";
+  std::string s = "[";
+  for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
+  return s + "]";
+}
+
+// Columns padded to their widest cell, numbers right-aligned; two spaces between columns.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string render(const std::string& indent = "  ") const {
+    std::vector<size_t> width(rows_.front().size(), 0);
+    for (const auto& row : rows_)
+      for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    std::string out;
+    for (const auto& row : rows_) {
+      std::string line = indent;
+      for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+        const bool number = !row[i].empty() && (std::isdigit(static_cast<unsigned char>(row[i][0])) != 0);
+        const std::string pad(width[i] - row[i].size(), ' ');
+        line += (i ? "  " : "") + (number ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : ""));
+      }
+      out += line + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Rows capture() receives on view `v` of `call`, and where the rank's tokens sit in what it copies from.
+int64_t received_rows(const Call& call, const RankView& v) {
+  return call.tensors[static_cast<size_t>(v.received)].rows();
+}
+
+std::string received_text(Path path, const Call& call, const RankView& v) {
+  switch (path) {
+    case Path::single: return "its batch";
+    case Path::gathered: return "the gathered batch";
+    case Path::local: return "its DP rank's batch";
+    case Path::sp_shard:
+      return "its SP shard (TP all-gather: " + std::to_string(call.tensors[static_cast<size_t>(v.tp_gathered)].rows()) +
+             " rows)";
+  }
+  return "?";
+}
+
+std::string severity_text(Severity s) { return s == Severity::none ? "" : " (" + std::string(to_string(s)) + ")"; }
+
+// One rank's branch for the whole step: "error" if any call raised, else its last call's branch.
+std::string step_branch(const RankJudgement& r) {
+  for (std::string_view b : r.branches)
+    if (b == branch::error) return std::string(branch::error);
+  return r.branches.empty() ? "none" : std::string(r.branches.back());
+}
+
+ojson call_json(const Explanation& e, const Call& call) {
+  ojson tokens = ojson::array();
+  for (const RowRange& r : call.tokens) tokens.push_back(ojson::array({r.lo, r.hi}));
+  ojson ranks = ojson::array();
+  for (const RankView& v : call.ranks) {
+    ranks.push_back({{"dp", v.dp},
+                     {"tp", v.tp},
+                     {"n", received_rows(call, v)},
+                     {"expected", range_json(expected_source_range(call, v))},
+                     {"tp_gather", v.tp_gathered >= 0}});
+  }
+  ojson branches = ojson::object();
+  for (const Judgement& j : e.policies) {
+    ojson per_rank = ojson::array();
+    for (const RankJudgement& r : j.ranks) per_rank.push_back(std::string(r.branches[static_cast<size_t>(call.index)]));
+    branches[j.impl] = std::move(per_rank);
+  }
+  return {{"index", call.index},
+          {"row_offset", call.row_offset},
+          {"tokens", std::move(tokens)},
+          {"num_tokens_across_dp", call.metadata ? ojson(call.metadata->num_tokens_across_dp) : ojson(nullptr)},
+          {"local_sizes", call.metadata ? list_json(call.metadata->local_sizes) : ojson(nullptr)},
+          {"gathered_rows", call.metadata ? ojson(call.gathered_rows) : ojson(nullptr)},
+          {"ranks", std::move(ranks)},
+          {"branches", std::move(branches)}};
+}
+
+ojson policy_json(const Judgement& j) {
+  ojson ranks = ojson::array();
+  for (const RankJudgement& r : j.ranks) {
+    ojson branches = ojson::array();
+    for (std::string_view b : r.branches) branches.push_back(std::string(b));
+    ranks.push_back({{"dp", r.dp},
+                     {"tp", r.tp},
+                     {"branch", step_branch(r)},
+                     {"rows", range_json(r.rows)},
+                     {"verdict", std::string(to_string(r.verdict))},
+                     {"branches", std::move(branches)},
+                     {"detail", r.detail}});
+  }
+  return {{"capture_rows_allocated", j.allocation.capture_rows},
+          {"replay_rows_allocated", j.allocation.replay_rows ? ojson(*j.allocation.replay_rows) : ojson(nullptr)},
+          {"verdict", std::string(to_string(j.verdict))},
+          {"severity", j.severity == Severity::none ? ojson(nullptr) : ojson(std::string(to_string(j.severity)))},
+          {"branch", j.branch.empty() ? ojson(nullptr) : ojson(j.branch)},
+          {"detail", j.detail},
+          {"ranks", std::move(ranks)}};
+}
+
+void write_ranks_table(const Explanation& e, std::ostringstream& out) {
+  const Step& s = e.step;
+  out << "\nDP ranks (n_d: the rows each rank runs with, padding included)\n";
+  Table t(s.sp ? std::vector<std::string>{"dp", "real", "n_d", "shard s_d", "SP padding rows"}
+               : std::vector<std::string>{"dp", "real", "n_d", "dummy rows"});
+  for (int d = 0; d < s.dp; ++d) {
+    const auto i = static_cast<size_t>(d);
+    const int64_t n = s.num_tokens_across_dp[i];
+    if (s.sp) {
+      t.add({std::to_string(d), std::to_string(s.real_tokens[i]), std::to_string(n), std::to_string(s.shard_rows[i]),
+             std::to_string(s.tp * s.shard_rows[i] - n)});
+    } else {
+      t.add({std::to_string(d), std::to_string(s.real_tokens[i]), std::to_string(n), std::to_string(n - s.real_tokens[i])});
+    }
+  }
+  out << t.render();
+}
+
+void write_segments_table(const Explanation& e, std::ostringstream& out) {
+  const Step& s = e.step;
+  if (!s.local_sizes) return;
+  out << "\ngathered layout (all-gatherv over the " << (s.sp ? "EP group, rank d*T+t" : "DP group, rank d") << "): G = "
+      << s.gathered_rows << " rows, local_sizes " << list_text(s.local_sizes) << "\n";
+  Table t({"group rank", "dp", "tp", "rows", "tokens", "padding"});
+  for (const Segment& g : s.segments) {
+    t.add({std::to_string(g.group_rank), std::to_string(g.dp), s.sp ? std::to_string(g.tp) : "-",
+           range_text(RowRange{g.offset, g.offset + g.rows}),
+           g.token_rows ? range_text(RowRange{g.offset, g.offset + g.token_rows}) : "-",
+           std::to_string(g.padding_rows)});
+  }
+  out << t.render();
+}
+
+void write_calls(const Explanation& e, std::ostringstream& out) {
+  const Step& s = e.step;
+  for (const Call& call : s.calls) {
+    if (s.calls.size() > 1) {
+      out << "\ncall " << call.index + 1 << " of " << s.calls.size() << ": ";
+      for (size_t d = 0; d < call.tokens.size(); ++d)
+        out << (d ? ", " : "") << "dp " << d << " tokens " << range_text(call.tokens[d]);
+      out << "\n  num_tokens_across_dp " << list_text(call.metadata->num_tokens_across_dp) << ", local_sizes "
+          << list_text(call.metadata->local_sizes) << "\n";
+    } else {
+      out << "\ncapture() on each rank (expected: the rows holding the rank's tokens, in what it copies from)\n";
+    }
+    std::vector<std::string> header = {"dp", "tp", "receives", "n", "expected"};
+    for (const Judgement& j : e.policies) header.push_back(j.impl);
+    Table t(header);
+    for (size_t r = 0; r < call.ranks.size(); ++r) {
+      const RankView& v = call.ranks[r];
+      std::vector<std::string> row = {std::to_string(v.dp), std::to_string(v.tp), received_text(s.path, call, v),
+                                      std::to_string(received_rows(call, v)),
+                                      range_text(expected_source_range(call, v))};
+      for (const Judgement& j : e.policies) row.push_back(std::string(j.ranks[r].branches[static_cast<size_t>(call.index)]));
+      t.add(row);
+    }
+    out << t.render();
+  }
+}
+
+void write_policies(const Explanation& e, std::ostringstream& out) {
+  out << "\npolicies\n";
+  for (const Judgement& j : e.policies) {
+    out << "  " << j.impl << ": " << to_string(j.verdict) << severity_text(j.severity);
+    if (!j.detail.empty()) out << ": " << j.detail;
+    out << "\n    capture buffer " << j.allocation.capture_rows << " rows";
+    if (j.allocation.replay_rows) out << ", replay buffer " << *j.allocation.replay_rows << " rows";
+    out << "\n";
+    Table t({"dp", "tp", "branch", "rows", "verdict"});
+    for (const RankJudgement& r : j.ranks)
+      t.add({std::to_string(r.dp), std::to_string(r.tp), step_branch(r), range_text(r.rows), std::string(to_string(r.verdict))});
+    out << t.render("    ");
+  }
+}
+
+}  // namespace
+
+Result<Explanation> explain_case(const Case& c) {
+  R3_TRY(Step step, derive_step(c));
+  Explanation e{c, std::move(step), {}};
+  for (const auto& policy : {make_vllm_50874_policy(), make_vllm_pre_50874_policy(), make_r3_fixed_policy()}) {
+    e.policies.push_back(judge_symbolic(c, e.step, *policy, policy->name()));
+  }
+  return e;
+}
+
+ojson explanation_json(const Explanation& e) {
+  const Step& s = e.step;
+  const bool one_call = s.calls.size() == 1;
+  ojson ranks = ojson::array();
+  for (const RankView& v : s.calls.front().ranks) {
+    const Call& call = s.calls.front();
+    ranks.push_back({{"dp", v.dp},
+                     {"tp", v.tp},
+                     {"n", one_call ? ojson(received_rows(call, v)) : ojson(nullptr)},
+                     {"expected", one_call ? range_json(expected_source_range(call, v)) : ojson(nullptr)}});
+  }
+  ojson policies = ojson::object();
+  for (const Judgement& j : e.policies) policies[j.impl] = policy_json(j);
+  ojson calls = ojson::array();
+  for (const Call& call : s.calls) calls.push_back(call_json(e, call));
+  return {{"path", std::string(to_string(s.path))},
+          {"real_tokens", s.real_tokens},
+          {"num_tokens_across_dp", s.num_tokens_across_dp},
+          {"local_sizes", list_json(s.local_sizes)},
+          {"gathered_rows", s.local_sizes ? ojson(s.gathered_rows) : ojson(nullptr)},
+          {"capture_rows_needed", s.capture_rows_needed},
+          {"capture_rows_allocated", e.c.max_num_tokens},
+          {"replay_rows_needed", s.replay_rows_needed ? ojson(*s.replay_rows_needed) : ojson(nullptr)},
+          {"rejection", s.rejection ? ojson(*s.rejection) : ojson(nullptr)},
+          {"ranks", std::move(ranks)},
+          {"calls", std::move(calls)},
+          {"policies", std::move(policies)}};
+}
+
+std::string explanation_text(const Explanation& e) {
+  const Case& c = e.c;
+  const Step& s = e.step;
+  std::ostringstream out;
+  if (!c.note.empty()) out << "note: " << c.note << "\n";
+  out << "topology: dp " << c.topology.dp << ", tp " << c.topology.tp << ", ep " << (c.topology.ep ? "on" : "off")
+      << ", sp " << (c.topology.sp ? "on" : "off") << "; path " << to_string(c.path)
+      << (c.monolithic ? ", monolithic MoE kernel" : ", router capture") << "\n";
+  out << "model: layer " << c.layer << " of " << c.model.layers << ", top_k " << c.model.top_k << ", experts "
+      << c.model.experts << "; max_num_tokens M = " << c.max_num_tokens << "; padding " << to_string(c.padding.mode);
+  if (c.padding.mode == PaddingMode::cudagraph) out << " " << list_text(c.padding.cudagraph_sizes);
+  out << "\n";
+  out << "step: " << s.calls.size() << " capture call" << (s.calls.size() == 1 ? "" : "s") << " per layer";
+  if (c.microbatches > 1) out << " (" << c.microbatches << " micro-batches)";
+  if (c.dp_chunk) out << " (DP chunks of " << *c.dp_chunk << " rows)";
+  out << "\n";
+  write_ranks_table(e, out);
+  write_segments_table(e, out);
+  write_calls(e, out);
+  out << "\nbuffers: capture rows needed " << s.capture_rows_needed << " (max n_d) of M = " << c.max_num_tokens;
+  if (s.replay_rows_needed) out << "; replay rows needed " << *s.replay_rows_needed << " (monolithic kernel input)";
+  out << "\n";
+  if (s.rejection) out << "the reference rejects this step: " << *s.rejection << "\n";
+  write_policies(e, out);
+  return out.str();
+}
+
+}  // namespace r3

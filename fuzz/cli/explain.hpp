@@ -1,0 +1,33 @@
+// `r3fuzz explain`: everything the reference derives for one case (counts, shards, padding,
+// the gathered layout, what each rank's capture() receives and must copy) beside each
+// policy's decision, as text for people and as JSON for scripts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz/oracle/verdict.hpp"
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/layout.hpp"
+
+namespace r3 {
+
+struct Explanation {
+  Case c;
+  Step step;
+  std::vector<Judgement> policies;  // vllm-50874, vllm-pre-50874, r3-fixed, in that order
+};
+
+// Derives the step and judges the three policy models on it. Fails only on an invalid case.
+Result<Explanation> explain_case(const Case& c);
+
+// The --json document; issue 2 names its fields (extra fields are allowed).
+nlohmann::ordered_json explanation_json(const Explanation& e);
+
+// The human report: tables of ranks, shards and padding, then each policy's decision.
+std::string explanation_text(const Explanation& e);
+
+}  // namespace r3

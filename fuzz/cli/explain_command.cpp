@@ -1,0 +1,42 @@
+// r3fuzz explain CASE.json [--json]
+#include <iostream>
+#include <memory>
+
+#include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/explain.hpp"
+#include "fuzz/codec/case_json.hpp"
+
+namespace r3 {
+namespace {
+
+struct ExplainFlags {
+  std::string case_path;
+  bool json = false;
+};
+
+// Exit 0 on a valid case whatever the verdicts: explain describes, it does not judge the run.
+Status explain_command(const ExplainFlags& f) {
+  R3_TRY(Case c, read_case_file(f.case_path));
+  R3_TRY(Explanation e, explain_case(c));
+  if (f.json) {
+    std::cout << explanation_json(e).dump(2) << "\n";
+  } else {
+    std::cout << "case: " << f.case_path << "\n" << explanation_text(e);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app, CommandOutcome& outcome) {
+  auto f = std::make_shared<ExplainFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "Show a case's layout (ranks, SP shards, padding, gathered segments) and each policy's decision");
+  cmd->add_option("case", f->case_path, "the case file (JSON, format r3fuzz-case/1)")->required();
+  cmd->add_flag("--json", f->json, "print the explanation as JSON instead of tables");
+  cmd->callback([f, &outcome] {
+    if (Status s = explain_command(*f); !s) outcome.fail("explain", s.error());
+  });
+}
+
+}  // namespace r3
