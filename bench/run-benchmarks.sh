@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The one benchmark report: measures r3fuzz side by side in one run and writes
+# docs/BENCHMARKS.md with the machine, the date and ratios. Run on demand, never in CI.
+#
+#   bench/run-benchmarks.sh [--build DIR] [--fuzz-build DIR] [--runs N] [--quick] [--out FILE]
+#
+# Sections (each a figure as the median of RUNS runs, with min and max):
+#   1. campaign: symbolic and concrete cases/s, time to catch vllm-pre-50874 (bench/campaign-bench.sh)
+#   2. libFuzzer exec/s: the differential target against a trivial target built the same way
+#   3. structure-aware mutator against plain byte mutation, time to kill each fault (bench/mutator-vs-bytes.sh)
+#   4. the shrinker against libFuzzer -minimize_crash (bench/shrink-bench.sh)
+#   5. exhaustive search cases/s, one job and every core
+#   6. the fault-kill matrix (r3fuzz mutants)
+# A section whose prerequisites are missing (no fuzz build, a section script not written yet)
+# says why and is marked "not measured"; the others still run. Default run: under ~10 minutes.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="$ROOT/build/default"
+FUZZ_BUILD="$ROOT/build/fuzz"
+RUNS=5
+QUICK=0
+OUT="$ROOT/docs/BENCHMARKS.md"
+while (($#)); do
+  case "$1" in
+    --build) BUILD="$(realpath "$2")"; shift 2 ;;
+    --fuzz-build) FUZZ_BUILD="$(realpath "$2")"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --quick) QUICK=1; shift ;;
+    --out) OUT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "run-benchmarks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "run-benchmarks.sh: --runs needs a positive integer, got '$RUNS'" >&2; exit 2; }
+R3FUZZ="$BUILD/fuzz/cli/r3fuzz"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+CORES="$(nproc 2>/dev/null || echo 1)"
+log() { echo "run-benchmarks: $*" >&2; }
+
+# stats VALUES...: "median min max".
+stats() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:]]; print("%.6g %.6g %.6g" % (statistics.median(v), min(v), max(v)))' "$@"; }
+ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.3g" % (a/b) if b else "n/a")' "$1" "$2"; }
+
+SECTIONS="$TMP/sections.md"
+: >"$SECTIONS"
+section() { printf '\n## %s\n\n' "$1" >>"$SECTIONS"; }
+not_measured() { echo "**not measured**: $1" >>"$SECTIONS"; log "$2: not measured: $1"; }
+
+# --- 1. campaign ------------------------------------------------------------------------
+campaign_section() {
+  section "Campaign throughput (symbolic and concrete cases/s, time to catch vllm-pre-50874)"
+  [[ -x "$R3FUZZ" ]] || { not_measured "$R3FUZZ is not built (cmake --build $BUILD)" campaign; return; }
+  [[ -x "$ROOT/bench/campaign-bench.sh" ]] || { not_measured "bench/campaign-bench.sh does not exist yet" campaign; return; }
+  if RUNS="$RUNS" OUT_MD="$TMP/campaign.md" "$ROOT/bench/campaign-bench.sh" "$R3FUZZ" >"$TMP/campaign.log" 2>&1; then
+    # Its own header (title, machine, date) is ours already: keep from its first table on.
+    sed -n '/^|/,$p' "$TMP/campaign.md" >>"$SECTIONS"
+  else
+    not_measured "bench/campaign-bench.sh failed: $(tail -1 "$TMP/campaign.log")" campaign
+  fi
+}
+
+# --- 2. libFuzzer exec/s -----------------------------------------------------------------
+# execs_per_second TARGET SECONDS: one run from an empty corpus, exec/s from -print_final_stats.
+execs_per_second() {
+  local dir="$TMP/corpus.$RANDOM"
+  mkdir -p "$dir"
+  "$1" -max_total_time="$2" -print_final_stats=1 -seed="$3" "$dir" >"$TMP/fuzz.log" 2>&1
+  python3 - "$TMP/fuzz.log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+execs = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
+secs = re.search(r"Done \d+ runs in (\d+) second", text)
+if not execs or not secs or int(secs.group(1)) == 0:
+    sys.exit(1)
+print(int(execs.group(1)) / int(secs.group(1)))
+PY
+}
+
+libfuzzer_section() {
+  section "libFuzzer exec/s: differential target against the in-process ceiling"
+  local bin="$FUZZ_BUILD/fuzz/libfuzzer" secs=10
+  ((QUICK)) && secs=3
+  for t in r3fuzz_differential_fuzzer r3fuzz_trivial_fuzzer; do
+    [[ -x "$bin/$t" ]] || { not_measured "$bin/$t missing: build the fuzz preset (cmake --preset fuzz && cmake --build --preset fuzz)" libfuzzer; return; }
+  done
+  local diff=() triv=()
+  for ((i = 1; i <= RUNS; i++)); do
+    diff+=("$(execs_per_second "$bin/r3fuzz_differential_fuzzer" "$secs" "$i")") || { not_measured "the differential target did not report stats" libfuzzer; return; }
+    triv+=("$(execs_per_second "$bin/r3fuzz_trivial_fuzzer" "$secs" "$i")") || { not_measured "the trivial target did not report stats" libfuzzer; return; }
+  done
+  read -r dm dlo dhi < <(stats "${diff[@]}")
+  read -r tm tlo thi < <(stats "${triv[@]}")
+  {
+    echo "$RUNS runs of ${secs}s each, from an empty corpus, one process."
+    echo
+    echo "| target | exec/s median | min | max |"
+    echo "|---|---|---|---|"
+    echo "| differential (r3fuzz_differential_fuzzer) | $dm | $dlo | $dhi |"
+    echo "| trivial (r3fuzz_trivial_fuzzer, the ceiling) | $tm | $tlo | $thi |"
+    echo
+    echo "Ratio differential / trivial: **$(ratio "$dm" "$tm")** (the share of the in-process ceiling the harness reaches)."
+  } >>"$SECTIONS"
+}
+
+# --- 3. mutator against bytes ----------------------------------------------------------------
+mutator_section() {
+  section "Structure-aware mutator against plain byte mutation (time to kill each fault)"
+  [[ -x "$ROOT/bench/mutator-vs-bytes.sh" ]] || { not_measured "bench/mutator-vs-bytes.sh does not exist yet" mutator; return; }
+  local runs=3 budget=20
+  ((QUICK)) && { runs=1; budget=5; }
+  ((RUNS < runs)) && runs=$RUNS
+  if "$ROOT/bench/mutator-vs-bytes.sh" --build "$FUZZ_BUILD" --runs "$runs" --budget "$budget" \
+       --faults "tp-major-order unpadded-offset skip-tp-gather chunk-row0" --out "$TMP/mutator.md" >"$TMP/mutator.log" 2>&1; then
+    echo "$runs runs per fault and mutator, ${budget}s budget each (the default run measures four faults; the script takes --faults)." >>"$SECTIONS"
+    echo >>"$SECTIONS"
+    cat "$TMP/mutator.md" >>"$SECTIONS"
+  else
+    not_measured "bench/mutator-vs-bytes.sh: $(tail -1 "$TMP/mutator.log")" mutator
+  fi
+}
+
+# --- 4. shrinker against -minimize_crash --------------------------------------------------
+shrink_section() {
+  section "Shrinker against libFuzzer -minimize_crash"
+  [[ -x "$ROOT/bench/shrink-bench.sh" ]] || { not_measured "bench/shrink-bench.sh does not exist yet" shrink; return; }
+  if RUNS="$RUNS" "$ROOT/bench/shrink-bench.sh" --build "$BUILD" --fuzz-build "$FUZZ_BUILD" --out "$TMP/shrink.md" \
+       >"$TMP/shrink.log" 2>&1 && [[ -s "$TMP/shrink.md" ]]; then
+    cat "$TMP/shrink.md" >>"$SECTIONS"
+  else
+    not_measured "bench/shrink-bench.sh: $(tail -1 "$TMP/shrink.log")" shrink
+  fi
+}
+
+# --- 5. exhaustive search --------------------------------------------------------------
+exhaust_rate() {  # exhaust_rate JOBS BOUNDS...: cases/s of one r3-fixed run (prints "cases rate")
+  "$R3FUZZ" exhaust --impl r3-fixed --jobs "$@" >"$TMP/exhaust.log" 2>&1 || return 1
+  sed -n 's/^no difference within bounds: \([0-9]*\) cases checked (.*, \([0-9.]*\) cases\/s)$/\1 \2/p' "$TMP/exhaust.log"
+}
+
+exhaust_section() {
+  section "Exhaustive search (r3fuzz exhaust --impl r3-fixed)"
+  [[ -x "$R3FUZZ" ]] || { not_measured "$R3FUZZ is not built" exhaust; return; }
+  local bounds=(--max-dp 4 --max-tp 4 --max-tokens 6 --max-m 6)
+  ((QUICK)) && bounds=(--max-dp 3 --max-tp 3 --max-tokens 5 --max-m 5)
+  local one=() all=() cases=""
+  for ((i = 1; i <= RUNS; i++)); do
+    read -r cases r1 < <(exhaust_rate 1 "${bounds[@]}") || { not_measured "r3fuzz exhaust failed: $(tail -1 "$TMP/exhaust.log")" exhaust; return; }
+    read -r _ rn < <(exhaust_rate "$CORES" "${bounds[@]}")
+    one+=("$r1"); all+=("$rn")
+  done
+  read -r om olo ohi < <(stats "${one[@]}")
+  read -r am alo ahi < <(stats "${all[@]}")
+  {
+    echo "Bounds \`${bounds[*]}\` (the rest at their defaults): $cases cases, each judged symbolically against the reference."
+    echo
+    echo "| jobs | cases/s median | min | max |"
+    echo "|---|---|---|---|"
+    echo "| 1 | $om | $olo | $ohi |"
+    echo "| $CORES | $am | $alo | $ahi |"
+    echo
+    echo "Ratio $CORES jobs / 1 job: **$(ratio "$am" "$om")**."
+  } >>"$SECTIONS"
+}
+
+# --- 6. mutants ------------------------------------------------------------------------
+mutants_section() {
+  section "Fault-kill matrix (r3fuzz mutants)"
+  [[ -x "$R3FUZZ" ]] || { not_measured "$R3FUZZ is not built" mutants; return; }
+  local rc=0
+  "$R3FUZZ" mutants --seeds "$(( RUNS < 5 ? 5 : RUNS ))" --max-cases 20000 --markdown "$TMP/mutants.md" \
+    >"$TMP/mutants.log" 2>&1 || rc=$?
+  if ((rc <= 1)) && [[ -s "$TMP/mutants.md" ]]; then
+    ((rc == 1)) && echo "**A mutant survived**: the harness misses a fault it should find (see the table)." >>"$SECTIONS"
+    echo "Equivalence claims and their evidence: docs/MUTANTS.md." >>"$SECTIONS"
+    echo >>"$SECTIONS"
+    cat "$TMP/mutants.md" >>"$SECTIONS"
+  else
+    not_measured "r3fuzz mutants exited $rc: $(tail -1 "$TMP/mutants.log")" mutants
+  fi
+}
+
+start=$(date +%s)
+for s in campaign libfuzzer mutator shrink exhaust mutants; do
+  log "section $s"
+  "${s}_section"
+done
+elapsed=$(( $(date +%s) - start ))
+
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)"
+mkdir -p "$(dirname "$OUT")"
+{
+  echo "# Benchmarks"
+  echo
+  echo "Generated by \`bench/run-benchmarks.sh\`; do not edit by hand. Every figure is the median of the runs"
+  echo "shown, with min and max. Sections whose prerequisites were missing say so."
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- machine: \`$(uname -srm)\`"
+  echo "- CPU: ${cpu:-unknown}, $CORES cores"
+  echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- runs per figure: $RUNS; whole report: ${elapsed}s"
+  cat "$SECTIONS"
+} >"$OUT"
+log "wrote $OUT in ${elapsed}s"
