@@ -107,7 +107,7 @@ libfuzzer_section() {
 mutator_section() {
   section "Structure-aware mutator against plain byte mutation (time to kill each fault)"
   [[ -x "$ROOT/bench/mutator-vs-bytes.sh" ]] || { not_measured "bench/mutator-vs-bytes.sh does not exist yet" mutator; return; }
-  local runs=3 budget=20
+  local runs=2 budget=10
   ((QUICK)) && { runs=1; budget=5; }
   ((RUNS < runs)) && runs=$RUNS
   if "$ROOT/bench/mutator-vs-bytes.sh" --build "$FUZZ_BUILD" --runs "$runs" --budget "$budget" \
