@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   r3::add_mutants_command(app, outcome);
   r3::add_run_command(app, outcome);
   r3::add_replay_command(app, outcome);
+  r3::add_shrink_command(app, outcome);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

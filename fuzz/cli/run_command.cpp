@@ -12,6 +12,7 @@
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/shrink/campaign_hook.hpp"
 
 namespace r3 {
 namespace {
@@ -27,6 +28,7 @@ struct RunFlags {
   bool json = false;
   bool strict = false;
   bool timing = false;
+  bool no_shrink = false;  // report failures as found, unshrunk
   bool metadata = false;
   bool wide_experts = false;
   std::string backend;
@@ -36,6 +38,10 @@ struct RunFlags {
 };
 
 inline constexpr int64_t kDefaultCases = 10000;
+// Shrinking each unique failure is bounded by judgements, which keeps runs deterministic; the
+// time bound is only a safety net for slow external implementations.
+inline constexpr int64_t kShrinkJudgementsPerFailure = 20000;
+inline constexpr double kShrinkSecondsPerFailure = 60;
 
 
 // Set by SIGINT; the campaign stops after the case it is running and reports as usual.
@@ -108,6 +114,12 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
 
   CampaignHooks hooks;
   hooks.stop = &g_interrupted;
+  if (!f.no_shrink) {
+    ShrinkOptions shrink;
+    shrink.max_judgements = kShrinkJudgementsPerFailure;
+    shrink.max_seconds = kShrinkSecondsPerFailure;
+    hooks.shrink = campaign_shrink_hook(o.mode, shrink);
+  }
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) hooks.on_progress = [&](const CampaignProgress& p) { std::cerr << progress_line(p, o) << std::flush; };
   SigintScope sigint;
@@ -143,6 +155,8 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
   cmd->add_flag("--json", f->json, "print the summary as one JSON document");
   cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
+  cmd->add_flag("--no-shrink", f->no_shrink,
+                "write each unique failure as found, without shrinking it first (fuzz/shrink; default: shrink)");
   cmd->add_flag("--timing", f->timing, "add wall-clock figures (not reproducible) to the summary");
   cmd->add_flag("--metadata-overrides", f->metadata,
                 "also generate inconsistent DP metadata (spec corner case 8; vllm-50874 misses some by design)");

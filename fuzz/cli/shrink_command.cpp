@@ -1,0 +1,178 @@
+// r3fuzz shrink: one failing case (JSON, or libFuzzer crash bytes) reduced to the smallest
+// case with the same bug signature, written out with a regression entry and a ready-to-paste
+// GoogleTest TEST. Exit 0 when it shrank a failing case, 1 when the case does not fail
+// (nothing to shrink), 2 for bad input.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "fuzz/campaign/campaign.hpp"
+#include "fuzz/campaign/registry.hpp"
+#include "fuzz/cli/commands.hpp"
+#include "fuzz/codec/case_binary.hpp"
+#include "fuzz/codec/case_json.hpp"
+#include "fuzz/mutants/carrier.hpp"
+#include "fuzz/shrink/case_measure.hpp"
+#include "fuzz/shrink/implementation_judge.hpp"
+#include "fuzz/shrink/regression_artifacts.hpp"
+#include "fuzz/shrink/shrink.hpp"
+
+namespace r3 {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ShrinkFlags {
+  std::string input;       // CASE.json
+  std::string from_bytes;  // or a libFuzzer crash file
+  std::string impl;
+  std::string fault;
+  std::string backend;
+  std::string mode = "mixed";
+  std::string out;
+  double max_seconds = 60;
+  int64_t max_judgements = 100000;
+  bool allow_path_change = false;
+};
+
+Result<Case> load_case(const ShrinkFlags& f) {
+  if (f.input.empty() == f.from_bytes.empty()) return Error{"give exactly one of CASE.json and --from-bytes FILE"};
+  if (!f.input.empty()) return read_case_file(f.input);
+  std::ifstream in(f.from_bytes, std::ios::binary);
+  if (!in) return Error{f.from_bytes + ": cannot open"};
+  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  Result<Case> c = case_from_binary(bytes);
+  if (!c.ok()) return Error{f.from_bytes + ": " + c.error().message};
+  return c;
+}
+
+// --impl and --fault, or the case's own "expect" (a regression entry names "impl+fault").
+Result<ImplementationSpec> implementation_spec(const ShrinkFlags& f, const Case& c) {
+  ImplementationSpec spec{f.impl, f.fault, f.backend};
+  if (!spec.name.empty()) return spec;
+  if (!c.expect || c.expect->impl.empty()) {
+    return Error{"--impl: not given, and the case has no \"expect\" naming an implementation to take it from"};
+  }
+  spec.name = c.expect->impl;
+  if (const size_t plus = spec.name.find('+'); plus != std::string::npos && spec.fault.empty()) {
+    spec.fault = spec.name.substr(plus + 1);
+    spec.name.resize(plus);
+  }
+  return spec;
+}
+
+Result<std::unique_ptr<Implementation>> build(const ImplementationSpec& spec) {
+  if (spec.fault.empty() || !spec.backend.empty()) {
+    ImplementationOptions options;
+    options.backend = spec.backend;
+    options.fault = spec.fault;
+    return make_implementation(spec.name, options);
+  }
+  R3_TRY(Fault fault, parse_fault(spec.fault));
+  return make_subject(spec.name, fault);
+}
+
+Status write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) return Error{path.string() + ": cannot write"};
+  return ok_status();
+}
+
+int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
+  auto input_error = [&](const Error& e) {
+    outcome.fail("shrink", e);
+    return 2;
+  };
+  Result<Case> input = load_case(f);
+  if (!input.ok()) return input_error(input.error());
+  Result<ImplementationSpec> spec = implementation_spec(f, *input);
+  if (!spec.ok()) return input_error(spec.error());
+  Result<std::unique_ptr<Implementation>> impl = build(*spec);
+  if (!impl.ok()) return input_error(impl.error());
+  Result<Mode> mode = parse_mode(f.mode);
+  if (!mode.ok()) return input_error(mode.error());
+  Result<JudgeMode> how = judge_mode_for(**impl, *input, *mode);
+  if (!how.ok()) return input_error(how.error());
+
+  ShrinkOptions options;
+  options.max_seconds = f.max_seconds;
+  options.max_judgements = f.max_judgements;
+  options.allow_path_change = f.allow_path_change;
+  options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  const std::string source = f.input.empty() ? f.from_bytes : f.input;
+  Result<ShrinkResult> shrunk = shrink_case(*input, judge_with(**impl, *how), options);
+  if (!shrunk.ok()) return input_error(Error{source + ": " + shrunk.error().message});
+  const std::string impl_name = (*impl)->name();
+  if (shrunk->stop == ShrinkStop::not_failing) {
+    std::cout << source << " passes on " << impl_name << " (judged " << to_string(*how)
+              << "): nothing to shrink\n";
+    return 1;
+  }
+
+  const Judgement& j = shrunk->judgement;
+  const std::string note = "minimized by r3fuzz shrink from " + fs::path(source).filename().string() + " (" +
+                           impl_name + ", judged " + std::string(to_string(*how)) + "): " + j.detail;
+  Case minimal = shrunk->minimal;
+  minimal.note = note;
+  const Case entry = regression_entry(shrunk->minimal, j, *spec, note);
+  const std::string test = regression_test_text(entry, j, *spec, *how);
+
+  const fs::path dir = !f.out.empty() ? fs::path(f.out) : fs::path(source).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (ec) return input_error(Error{"--out " + dir.string() + ": " + ec.message()});
+  const std::string stem = fs::path(source).stem().string();
+  const fs::path case_file = dir / (stem + ".min.json");
+  const fs::path entry_file = dir / finding_file_name(shrunk->signature);
+  const fs::path test_file = dir / (stem + ".min_test.cpp");
+  for (Status s : {write_case_file(case_file.string(), minimal), write_case_file(entry_file.string(), entry),
+                   write_text(test_file, test)}) {
+    if (!s.ok()) return input_error(s.error());
+  }
+
+  std::cout << "shrunk " << source << " (" << shrunk->signature.text() << ", "
+            << to_string(j.severity) << ", stopped at " << to_string(shrunk->stop) << ")\n"
+            << "  from: " << summarize(*input) << "\n"
+            << "  to:   " << summarize(shrunk->minimal) << "\n"
+            << "  " << j.detail << "\n"
+            << "wrote " << case_file.string() << ", " << entry_file.string() << ", " << test_file.string() << "\n\n"
+            << test;
+  return 0;
+}
+
+}  // namespace
+
+void add_shrink_command(CLI::App& app, CommandOutcome& outcome) {
+  auto f = std::make_shared<ShrinkFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "shrink", "reduce a failing case to the smallest case with the same bug signature; write it, a "
+                "corpus/regression entry and a GoogleTest regression TEST");
+  cmd->add_option("case", f->input, "the failing case (r3fuzz-case/1 JSON)");
+  cmd->add_option("--from-bytes", f->from_bytes, "a libFuzzer crash file (binary case format) instead of JSON");
+  cmd->add_option("--impl", f->impl,
+                  "implementation the case fails on (default: the case's expect.impl); known: " +
+                      known_implementation_names());
+  cmd->add_option("--fault", f->fault, "a named fault injected into the implementation (design.md's mutants)");
+  cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
+  cmd->add_option("--mode", f->mode,
+                  "how the input is judged, then every candidate the same way: concrete, symbolic or mixed "
+                  "(concrete when small enough; default)");
+  cmd->add_option("--out", f->out, "directory for the minimized case, the regression entry and the test "
+                                   "(default: the input's directory)");
+  cmd->add_option("--max-seconds", f->max_seconds, "stop shrinking after SEC seconds (default 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-judgements", f->max_judgements, "stop after judging N candidates (default 100000)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--allow-path-change", f->allow_path_change,
+                "let the path move toward single; the bug is then (impl, verdict, severity) without path and branch");
+  cmd->callback([f, &outcome] {
+    const int code = shrink_command(*f, outcome);
+    if (!outcome.error) outcome.exit_code = code;
+  });
+}
+
+}  // namespace r3

@@ -1,0 +1,39 @@
+#include "fuzz/shrink/campaign_hook.hpp"
+
+#include "fuzz/shrink/implementation_judge.hpp"
+#include "reference/layout.hpp"
+
+namespace r3 {
+namespace {
+
+// Judges each case the way the campaign does: the mode its rule picks for that case.
+CaseJudge judge_by_rule(const Implementation& impl, Mode mode) {
+  return [&impl, mode](const Case& c) -> Result<Judgement> {
+    R3_TRY(JudgeMode how, judge_mode_for(impl, c, mode));
+    return judge_with(impl, how)(c);
+  };
+}
+
+bool reproduces(const CaseJudge& judge, const Case& c, const Signature& signature) {
+  Result<Judgement> j = judge(c);
+  return j.ok() && j->failed() && signature_of(*j, c.path) == signature;
+}
+
+}  // namespace
+
+ShrinkHook campaign_shrink_hook(Mode mode, ShrinkOptions options) {
+  return [mode, options](const Case& failing, const Implementation& impl, const Signature& signature) -> Case {
+    const Result<JudgeMode> how = judge_mode_for(impl, failing, mode);
+    if (!how.ok()) return failing;
+    const CaseJudge rule = judge_by_rule(impl, mode);
+    Result<ShrinkResult> pinned = shrink_case(failing, judge_with(impl, *how), options);
+    if (pinned.ok() && pinned->signature == signature && reproduces(rule, pinned->minimal, signature)) {
+      return pinned->minimal;
+    }
+    Result<ShrinkResult> ruled = shrink_case(failing, rule, options);
+    if (ruled.ok() && ruled->signature == signature) return ruled->minimal;
+    return failing;
+  };
+}
+
+}  // namespace r3
