@@ -130,7 +130,8 @@ struct Misbehaviour {
 class AdapterFailure : public testing::TestWithParam<Misbehaviour> {};
 
 TEST_P(AdapterFailure, IsAnErrorQuotingTheLineAndTheNextCaseRestartsTheAdapter) {
-  auto impl = external(misbehaving(GetParam().mode, 2), 300);
+  // Generous enough for a loaded machine to answer request 1; "sleep" sleeps 30 s.
+  auto impl = external(misbehaving(GetParam().mode, 2), 2000);
   EXPECT_EQ(run_error(impl, two_ranks()), GetParam().error);
   EXPECT_EQ(impl.starts(), 1);
   // The campaign goes on: a fresh adapter answers the next case (one request: before its Nth).
@@ -142,7 +143,7 @@ TEST_P(AdapterFailure, IsAnErrorQuotingTheLineAndTheNextCaseRestartsTheAdapter) 
 INSTANTIATE_TEST_SUITE_P(
     Protocol, AdapterFailure,
     testing::Values(
-        Misbehaviour{"sleep", "no reply to request 2 within 0.3 s"},
+        Misbehaviour{"sleep", "no reply to request 2 within 2 s"},
         Misbehaviour{"garbage", "the reply to request 2 is not JSON: \"this is not json\""},
         Misbehaviour{"wrong_id", "the reply to request 2 carries id 99: \"{\\\"id\\\": 99, \\\"rows\\\": []}\""},
         Misbehaviour{"exit", "the adapter exited with status 3 before replying to request 2"},
@@ -155,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
 
 TEST(ExternalImplementation, RequestIdsKeepCountingAcrossRestarts) {
-  auto impl = external(misbehaving("garbage", 1), 300);
+  auto impl = external(misbehaving("garbage", 1), 2000);
   EXPECT_EQ(run_error(impl, one_rank()), "the reply to request 1 is not JSON: \"this is not json\"");
   EXPECT_EQ(run_error(impl, one_rank()), "the reply to request 2 is not JSON: \"this is not json\"");
   EXPECT_EQ(impl.starts(), 2);
