@@ -42,7 +42,9 @@ void expect_agreement(const std::string& external, const std::string& model, int
   const Distribution& d = report->distribution;
   ASSERT_TRUE(d.verdict.count(external) && d.verdict.count(model));
   EXPECT_EQ(d.verdict.at(external), d.verdict.at(model));
-  if (names_branches) EXPECT_EQ(d.branch.at(external), d.branch.at(model));
+  if (names_branches) {
+    EXPECT_EQ(d.branch.at(external), d.branch.at(model));
+  }
   EXPECT_FALSE(d.verdict.at(external).count("adapter_error (failure)"));
   EXPECT_EQ(signatures_without_impl(*report, external, names_branches),
             signatures_without_impl(*report, model, names_branches));
