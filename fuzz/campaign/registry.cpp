@@ -1,5 +1,9 @@
 #include "fuzz/campaign/registry.hpp"
 
+#if R3FUZZ_HAVE_GPU
+#include "gpu/gpu_implementation.hpp"
+#endif
+
 #include "fuzz/adapter/external_implementation.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/policy.hpp"
@@ -34,6 +38,23 @@ Made make_external(std::string_view command, const ImplementationOptions& o) {
   return std::unique_ptr<Implementation>(std::move(impl));
 }
 
+#if R3FUZZ_HAVE_GPU
+// The GPU pipeline (gpu/): --backend host|virtual|nccl (default host), --fault NAME.
+Made make_gpu(std::string_view, const ImplementationOptions& o) {
+  gpu::GpuOptions options;
+  if (!o.backend.empty()) {
+    auto backend = gpu::parse_backend(o.backend);
+    if (!backend) return Error{"--backend: " + backend.error().message};
+    options.backend = *backend;
+  }
+  auto fault = gpu::parse_fault(o.fault);
+  if (!fault) return Error{"--fault: " + fault.error().message};
+  options.fault = *fault;
+  R3_TRY(auto impl, gpu::make_gpu_implementation(options));
+  return std::unique_ptr<Implementation>(std::move(impl));
+}
+#endif
+
 bool is_prefix_entry(std::string_view name) { return !name.empty() && name.back() == ':'; }
 
 }  // namespace
@@ -44,6 +65,9 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
       {"vllm-pre-50874", "vLLM's capture policy before PR #50874 (model)", policy_entry(make_vllm_pre_50874_policy)},
       {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
       {"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external},
+#if R3FUZZ_HAVE_GPU
+      {"gpu", "the GPU pipeline (gpu/): --backend host|virtual|nccl, --fault NAME", make_gpu},
+#endif
   };
   return entries;
 }
