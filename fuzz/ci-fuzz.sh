@@ -55,6 +55,7 @@ mkdir -p "$WORK/seeds" "$WORK/artifacts" "$CORPUS_OUT"
 cp "$ROOT"/corpus/production/*.json "$WORK/seeds/"  # the JSON decoder's seeds, for the robustness target
 
 export R3FUZZ_KNOWN="$ROOT/corpus/regression"
+R3FUZZ_IMPLS="${R3FUZZ_IMPLS:-$([[ -n ${R3FUZZ_FAULT:-} ]] && echo r3-fixed || echo vllm-50874)}"  # what shrinking judges
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 failed=0
@@ -81,6 +82,12 @@ for t in "${TARGETS[@]}"; do
     cp "$min" "$WORK/artifacts/json/$(basename "$crash").bin"
     if "$R3FUZZ" seed --to-json --out "$WORK/artifacts/json" "$WORK/artifacts/json/$(basename "$crash").bin" >/dev/null 2>&1; then
       echo "ci-fuzz.sh: FINDING in $t: $WORK/artifacts/json/$(basename "$crash").json (raw: $min)"
+      # The domain-aware shrinker on the original crash, per implementation the target ran
+      # (R3FUZZ_IMPLS, or the fault's carrier); -minimize_crash's result stays beside it.
+      [[ $t == r3fuzz_differential_fuzzer ]] && for impl in ${R3FUZZ_IMPLS//,/ }; do
+        "$R3FUZZ" shrink --from-bytes "$crash" --impl "$impl" ${R3FUZZ_FAULT:+--fault "$R3FUZZ_FAULT"} \
+          --out "$WORK/artifacts/json" 2>>"$WORK/$t.log" | head -3 || true
+      done
     else
       echo "ci-fuzz.sh: FINDING in $t: raw input $min (not a binary case: a decoder bug)"
     fi
