@@ -12,6 +12,13 @@
 namespace r3 {
 namespace {
 
+ImplementationOptions options(std::string backend, std::string fault) {
+  ImplementationOptions o;
+  o.backend = std::move(backend);
+  o.fault = std::move(fault);
+  return o;
+}
+
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names;
   size_t start = 0;
@@ -28,7 +35,7 @@ std::vector<std::string> split_names(std::string_view text) {
 
 // The faulted implementation: the GPU pipeline when it is registered, else the faulty policy.
 Result<std::unique_ptr<Implementation>> make_faulted(const std::string& fault) {
-  auto gpu = make_implementation("gpu", ImplementationOptions{"host", fault});
+  auto gpu = make_implementation("gpu", options("host", fault));
   if (gpu) return gpu;
   auto policy = make_implementation("r3-fixed+" + fault, {});
   if (policy) return policy;
@@ -46,11 +53,11 @@ Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const Differenti
   if (config.impls.empty()) {
     R3_TRY(auto vllm, make_implementation("vllm-50874", {}));
     impls.push_back(std::move(vllm));
-    if (auto gpu = make_implementation("gpu", ImplementationOptions{"host", ""})) impls.push_back(std::move(*gpu));
+    if (auto gpu = make_implementation("gpu", options("host", ""))) impls.push_back(std::move(*gpu));
     return impls;
   }
   for (const std::string& name : config.impls) {
-    auto impl = make_implementation(name, ImplementationOptions{"", config.fault});
+    auto impl = make_implementation(name, options("", config.fault));
     if (!impl) return Error{"R3FUZZ_IMPLS: " + impl.error().message};
     impls.push_back(std::move(*impl));
   }
