@@ -98,9 +98,10 @@ ojson call_json(const Explanation& e, const Call& call) {
     for (const RankJudgement& r : j.ranks) per_rank.push_back(std::string(r.branches[static_cast<size_t>(call.index)]));
     branches[j.impl] = std::move(per_rank);
   }
+  // A DP chunk covers rows of each TP rank's share (after the SP split), not one token range.
   return {{"index", call.index},
           {"row_offset", call.row_offset},
-          {"tokens", std::move(tokens)},
+          {call.chunk_size > 0 ? "chunk_rows" : "tokens", std::move(tokens)},
           {"num_tokens_across_dp", call.metadata ? ojson(call.metadata->num_tokens_across_dp) : ojson(nullptr)},
           {"local_sizes", call.metadata ? list_json(call.metadata->local_sizes) : ojson(nullptr)},
           {"gathered_rows", call.metadata ? ojson(call.gathered_rows) : ojson(nullptr)},
@@ -168,8 +169,10 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
   for (const Call& call : s.calls) {
     if (s.calls.size() > 1) {
       out << "\ncall " << call.index + 1 << " of " << s.calls.size() << ": ";
+      const char* what = call.chunk_size > 0 ? " chunk rows " : " tokens ";
       for (size_t d = 0; d < call.tokens.size(); ++d)
-        out << (d ? ", " : "") << "dp " << d << " tokens " << range_text(call.tokens[d]);
+        out << (d ? ", " : "") << "dp " << d << what << range_text(call.tokens[d]);
+      if (call.chunk_size > 0 && s.sp) out << " (of each TP rank's SP shard)";
       out << "\n  num_tokens_across_dp " << list_text(call.metadata->num_tokens_across_dp) << ", local_sizes "
           << list_text(call.metadata->local_sizes) << "\n";
     } else {

@@ -172,6 +172,25 @@ TEST_F(Explain, EveryCallOfAMicrobatchedStep) {
       << text.out;
 }
 
+// Spec 9.2: n = [5, 3], T = 2, C = 2: each TP rank's share is 3 and 2 rows; dp 1 finishes after one chunk.
+TEST_F(Explain, DpChunksShowTheirRowsAndEachRanksBranch) {
+  const std::string path = write_case(
+      "chunks.json", small_case(R"({"dp": 2, "tp": 2, "ep": true, "sp": true})", "[5, 3]", "sp_shard", R"(, "dp_chunk": 2)"));
+  const Output o = run("explain --json '" + path + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const json j = json::parse(o.out);
+  ASSERT_EQ(j["calls"].size(), 2u);
+  const json& second = j["calls"][1];
+  EXPECT_EQ(second["chunk_rows"], json({{2, 3}, {2, 2}}));
+  EXPECT_FALSE(second.contains("tokens"));
+  EXPECT_EQ(second["num_tokens_across_dp"], json({5, 3}));
+  EXPECT_EQ(second["local_sizes"], json({1, 1, 1, 1}));
+  EXPECT_EQ(second["branches"]["r3-fixed"], json({"sp_allgather", "sp_allgather", "skip", "skip"}));
+  EXPECT_EQ(j["calls"][0]["branches"]["vllm-50874"], json({"error", "error", "sp_allgather", "sp_allgather"}));
+  EXPECT_EQ(j["policies"]["vllm-50874"]["verdict"], "spurious_reject");
+  EXPECT_EQ(j["policies"]["r3-fixed"]["verdict"], "pass");
+}
+
 TEST_F(Explain, InvalidCaseNamesTheField) {
   const std::string path = write_case(
       "bad.json", small_case(R"({"dp": 2, "tp": 1, "ep": false, "sp": false})", "[3, 2, 1]", "gathered"));
