@@ -41,7 +41,9 @@ struct RankView {
 struct Call {
   int index = 0;
   std::optional<DpMetadata> metadata;  // nullopt: no DP metadata (D = 1)
-  std::vector<RowRange> tokens;        // per DP rank: token indices this call carries (before the SP split)
+  // Per DP rank: token indices this call carries (before the SP split). For a DP chunk: rows
+  // [lo, hi) of each TP rank's share (after the SP split when SP is on), empty once the rank finished.
+  std::vector<RowRange> tokens;
   int64_t row_offset = 0;              // first step row of this call (micro-batch start, chunk start)
   int64_t chunk_size = 0;              // C when DP chunking, else 0
   std::vector<Segment> segments;       // the gathered layout of this call, when there is DP metadata
