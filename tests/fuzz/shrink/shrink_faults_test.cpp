@@ -65,20 +65,27 @@ struct FaultCase {
   Fault fault;
 };
 
-// The first input the implementation fails on, judged as a campaign would (mixed mode).
-const Case* first_failing(const Implementation& impl, const std::vector<Case>& inputs) {
+bool fails(const Implementation& impl, const Case& c) {
+  auto how = judge_mode_for(impl, c);
+  if (!how.ok()) return false;
+  auto j = judge_with(impl, *how)(c);
+  return j.ok() && j->failed();
+}
+
+// The first input the implementation fails on (and `base`, when given, passes), judged as a
+// campaign would (mixed mode).
+const Case* first_failing(const Implementation& impl, const std::vector<Case>& inputs,
+                          const Implementation* base = nullptr) {
   for (const Case& c : inputs) {
-    auto how = judge_mode_for(impl, c);
-    if (!how.ok()) continue;
-    auto j = judge_with(impl, *how)(c);
-    if (j.ok() && j->failed()) return &c;
+    if (fails(impl, c) && !(base && fails(*base, c))) return &c;
   }
   return nullptr;
 }
 
 // Shrinks the first failing input; returns the minimal case (an empty case after a fatal failure).
-Case check_shrinks_within(const Implementation& impl, const std::vector<Case>& inputs, Bound bound) {
-  const Case* input = first_failing(impl, inputs);
+Case check_shrinks_within(const Implementation& impl, const std::vector<Case>& inputs, Bound bound,
+                          const Implementation* base = nullptr) {
+  const Case* input = first_failing(impl, inputs, base);
   if (input == nullptr) {
     ADD_FAILURE() << impl.name() << " fails on none of the large cases";
     return {};
@@ -96,6 +103,7 @@ Case check_shrinks_within(const Implementation& impl, const std::vector<Case>& i
   EXPECT_LE(small.topology.tp, bound.tp) << summarize(small);
   for (int64_t t : small.tokens) EXPECT_LE(t, bound.tokens) << summarize(small);
   EXPECT_LE(small.max_num_tokens, bound.m) << summarize(small);
+  if (base) EXPECT_FALSE(fails(*base, small)) << "the fault's carrier fails without it: " << summarize(small);
   auto twice = shrink_case(small, judge);
   EXPECT_TRUE(twice.ok());
   if (twice.ok()) {
@@ -153,6 +161,23 @@ TEST_P(ShrinkFault, R3FixedCarrierShrinksFromALargeCaseWithinTheBound) {
   const Expected expected = expected_for(GetParam());
   const Case small = check_shrinks_within(**impl, large_cases(), expected.bound);
   if (!expected.exact.empty()) EXPECT_EQ(summarize(small), expected.exact);
+}
+
+// The GPU pipeline (host backend) with the fault, from the largest layouts judged concretely;
+// the failure must be the fault's: the pipeline without it passes on the input and the result.
+TEST_P(ShrinkFault, GpuCarrierShrinksFromDp8Tp8WithinTheBound) {
+  auto base = make_subject("gpu", std::nullopt);
+  if (!base.ok()) GTEST_SKIP() << "no gpu implementation in this build: " << base.error().message;
+  auto impl = make_subject("gpu", GetParam());
+  ASSERT_TRUE(impl.ok()) << impl.error().message;
+  const std::vector<Case> inputs = production_cases(8, 8, 64);
+  if (GetParam() == Fault::layer_unchecked || GetParam() == Fault::chunk_row0) {
+    // Not expressible (layer < layers), and a no-op under the pipeline's vllm-50874 decisions
+    // (gpu/faults.hpp): the faulted pipeline fails nowhere its base passes.
+    EXPECT_EQ(first_failing(**impl, inputs, base->get()), nullptr);
+    return;
+  }
+  check_shrinks_within(**impl, inputs, expected_for(GetParam()).bound, base->get());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ShrinkFault, ::testing::ValuesIn(all_faults().begin(), all_faults().end()),
