@@ -33,7 +33,9 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
   std::vector<int64_t> u(batch.size());
   for (size_t d = 0; d < batch.size(); ++d) u[d] = batch[d].size();
   if (D > 1) {
-    call.metadata = DpMetadata{u, derive_local_sizes(u, T, s.sp)};
+    call.metadata.emplace();
+    call.metadata->num_tokens_across_dp = u;
+    call.metadata->local_sizes = derive_local_sizes(u, T, s.sp);
     call.segments = derive_segments(u, T, s.sp);
     call.gathered_rows = std::accumulate(call.metadata->local_sizes->begin(), call.metadata->local_sizes->end(),
                                          int64_t{0});
@@ -90,7 +92,9 @@ Call build_chunk_call(const Step& s, int c, int64_t C) {
     const int64_t rows = std::min(C, ceil_div(s.num_tokens_across_dp[d], S) - c * C);
     for (int k = 0; k < S; ++k) local_sizes.push_back(rows <= 0 ? 1 : rows);
   }
-  call.metadata = DpMetadata{s.num_tokens_across_dp, local_sizes};
+  call.metadata.emplace();
+  call.metadata->num_tokens_across_dp = s.num_tokens_across_dp;
+  call.metadata->local_sizes = local_sizes;
   call.gathered_rows = std::accumulate(local_sizes.begin(), local_sizes.end(), int64_t{0});
   const bool shard_path = s.path == Path::sp_shard;
   call.tensors.resize(shard_path ? static_cast<size_t>(D) * T + D : D);
@@ -149,7 +153,9 @@ std::vector<Call> build_calls(const Case& c, const Step& s) {
 // Applies a metadata override to the single call and records why the reference rejects it.
 void apply_override(const MetadataOverride& o, Step& s) {
   Call& call = s.calls.front();
-  DpMetadata given = call.metadata.value_or(DpMetadata{s.num_tokens_across_dp, std::nullopt});
+  DpMetadata given;
+  if (call.metadata) given = *call.metadata;
+  else given.num_tokens_across_dp = s.num_tokens_across_dp;
   if (o.num_tokens_across_dp) given.num_tokens_across_dp = *o.num_tokens_across_dp;
   if (o.local_sizes_given) given.local_sizes = o.local_sizes;
   auto reject = [&](std::string why) {
@@ -188,6 +194,34 @@ void apply_override(const MetadataOverride& o, Step& s) {
 }  // namespace
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace {
+
+void fill_prefix(const std::vector<int64_t>& values, std::vector<int64_t>& prefix) {
+  prefix.resize(values.size() + 1);
+  prefix[0] = 0;
+  for (size_t i = 0; i < values.size(); ++i) prefix[i + 1] = prefix[i] + values[i];
+}
+
+// The indexed sum when the index matches the values, else a plain sum.
+int64_t sum_before(const std::vector<int64_t>& values, const std::vector<int64_t>& prefix, size_t end) {
+  if (prefix.size() == values.size() + 1) return prefix[end];
+  return std::accumulate(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(end), int64_t{0});
+}
+
+}  // namespace
+
+void DpMetadata::index() {
+  fill_prefix(num_tokens_across_dp, token_prefix);
+  if (local_sizes) fill_prefix(*local_sizes, local_prefix);
+  else local_prefix.clear();
+}
+
+int64_t DpMetadata::tokens_before(size_t dp) const { return sum_before(num_tokens_across_dp, token_prefix, dp); }
+
+int64_t DpMetadata::local_sizes_before(size_t i) const {
+  return local_sizes ? sum_before(*local_sizes, local_prefix, i) : 0;
+}
 
 std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
   std::vector<int64_t> n = c.tokens;
@@ -262,6 +296,8 @@ Result<Step> derive_step(const Case& c) {
     s.replay_rows_needed = most;
   }
   if (c.metadata) apply_override(*c.metadata, s);
+  for (Call& call : s.calls)
+    if (call.metadata) call.metadata->index();
   return s;
 }
 

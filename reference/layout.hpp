@@ -17,6 +17,18 @@ namespace r3 {
 struct DpMetadata {
   std::vector<int64_t> num_tokens_across_dp;
   std::optional<std::vector<int64_t>> local_sizes;  // nullopt: unset
+
+  // Prefix sums, the sums every capture decision takes. A policy runs once per rank, so
+  // summing from scratch would cost O(D*T) per rank and O((D*T)^2) per case; index() makes
+  // each sum O(1). derive_step() indexes every call; call index() again after any change.
+  void index();
+  int64_t tokens_before(size_t dp) const;        // sum of num_tokens_across_dp[0, dp)
+  int64_t total_tokens() const { return tokens_before(num_tokens_across_dp.size()); }
+  int64_t local_sizes_before(size_t i) const;    // sum of local_sizes[0, i); 0 when unset
+  int64_t gathered_rows() const { return local_sizes ? local_sizes_before(local_sizes->size()) : 0; }
+
+  std::vector<int64_t> token_prefix = {};  // filled by index()
+  std::vector<int64_t> local_prefix = {};
 };
 
 // One contribution to the all-gatherv: group rank `group_rank` (d*T+t with SP, d without).

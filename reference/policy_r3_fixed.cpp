@@ -5,7 +5,6 @@
 // TP rank > 0 is no longer taken for the batch), and it sizes its buffers for the largest
 // step the engine can run (CUDA-graph buckets above M, SP padding).
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include "reference/layout.hpp"
@@ -68,7 +67,7 @@ class R3Fixed final : public CapturePolicy {
       }
     }
     const bool sp = per_rank > 1;
-    return call.chunk_size > 0 ? decide_chunk(call, across, sp, out) : decide_batch(call, across, *sizes, sp, out);
+    return call.chunk_size > 0 ? decide_chunk(call, across, sp, out) : decide_batch(call, *call.metadata, sp, out);
   }
 
  private:
@@ -89,15 +88,13 @@ class R3Fixed final : public CapturePolicy {
   }
 
   // A whole step or one micro-batch: the call carries tokens [row_offset, row_offset + n_d).
-  static void decide_batch(const CaptureCall& call, const std::vector<int64_t>& across,
-                           const std::vector<int64_t>& sizes, bool sp, CaptureDecision& out) {
+  static void decide_batch(const CaptureCall& call, const DpMetadata& meta, bool sp, CaptureDecision& out) {
     const size_t d = static_cast<size_t>(call.dp_rank);
-    const int64_t n = call.rows, n_d = across[d];
-    const int64_t gathered = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+    const int64_t n = call.rows, n_d = meta.num_tokens_across_dp[d];
+    const int64_t gathered = meta.gathered_rows();
     const size_t per_rank = sp ? static_cast<size_t>(call.tp_size) : 1;
     if (n == gathered) {
-      const int64_t start = std::accumulate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(d * per_rank),
-                                            int64_t{0});
+      const int64_t start = meta.local_sizes_before(d * per_rank);
       return write(branch::gathered_shards, call, {call.row_offset, start, n_d, false}, out);
     }
     if (sp && n == ceil_div(n_d, call.tp_size)) {

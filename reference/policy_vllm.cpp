@@ -9,11 +9,6 @@
 namespace r3 {
 namespace {
 
-int64_t sum(const std::vector<int64_t>& v, size_t begin, size_t end) {
-  return std::accumulate(v.begin() + static_cast<std::ptrdiff_t>(begin), v.begin() + static_cast<std::ptrdiff_t>(end),
-                         int64_t{0});
-}
-
 // vLLM writes capture_buffer[0:n_d, layer]; torch raises on a layer or row count the buffer lacks.
 bool check_buffer(const CaptureCall& call, int64_t rows, CaptureDecision& out) {
   if (call.layer >= call.capture_buffer.layers) {
@@ -50,31 +45,32 @@ class Vllm50874 final : public CapturePolicy {
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
     const int64_t n = call.rows;
     if (call.metadata == nullptr) return copy_rows(branch::single, call, 0, n, false, out);
-    const auto& across = call.metadata->num_tokens_across_dp;
+    const DpMetadata& meta = *call.metadata;
+    const auto& across = meta.num_tokens_across_dp;
     const size_t d = static_cast<size_t>(call.dp_rank);
     if (d >= across.size()) {
       return out.reject("num_tokens_across_dp has " + std::to_string(across.size()) + " entries, no entry for dp_rank " +
                         std::to_string(d));
     }
-    const int64_t total = sum(across, 0, across.size());
+    const int64_t total = meta.total_tokens();
     const int64_t n_d = across[d];
-    if (n == total) return copy_rows(branch::naive_total, call, sum(across, 0, d), n_d, false, out);
+    if (n == total) return copy_rows(branch::naive_total, call, meta.tokens_before(d), n_d, false, out);
     if (n == n_d) return copy_rows(branch::local, call, 0, n_d, false, out);
-    const auto& sizes = call.metadata->local_sizes;
-    if (sizes && n == sum(*sizes, 0, sizes->size())) {
+    const auto& sizes = meta.local_sizes;
+    if (sizes && n == meta.gathered_rows()) {
       if (sizes->size() % across.size() != 0) {
         return out.reject("len(local_sizes) = " + std::to_string(sizes->size()) + " is not a multiple of dp_size " +
                           std::to_string(across.size()));
       }
       const size_t per_rank = sizes->size() / across.size();
-      return copy_rows(branch::gathered_shards, call, sum(*sizes, 0, d * per_rank), n_d, false, out);
+      return copy_rows(branch::gathered_shards, call, meta.local_sizes_before(d * per_rank), n_d, false, out);
     }
     if (call.tp_size > 1 && n != n_d && n == ceil_div(n_d, call.tp_size)) {
       return copy_rows(branch::sp_allgather, call, 0, n_d, true, out);
     }
     out.reject("routed experts have " + std::to_string(n) + " rows; expected " + std::to_string(total) +
                " (all DP ranks), " + std::to_string(n_d) + " (this DP rank)" +
-               (sizes ? ", " + std::to_string(sum(*sizes, 0, sizes->size())) + " (sum of local_sizes)" : "") +
+               (sizes ? ", " + std::to_string(meta.gathered_rows()) + " (sum of local_sizes)" : "") +
                (call.tp_size > 1 ? " or " + std::to_string(ceil_div(n_d, call.tp_size)) + " (one SP shard)" : ""));
   }
 };
@@ -93,14 +89,14 @@ class VllmPre50874 final : public CapturePolicy {
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
     const int64_t n = call.rows;
     if (call.metadata == nullptr) return copy_rows(branch::single, call, 0, n, false, out);
-    const auto& across = call.metadata->num_tokens_across_dp;
+    const DpMetadata& meta = *call.metadata;
     const size_t d = static_cast<size_t>(call.dp_rank);
-    const int64_t total = sum(across, 0, across.size());
-    if (d >= across.size() || n != total) {
+    const int64_t total = meta.total_tokens();
+    if (d >= meta.num_tokens_across_dp.size() || n != total) {
       return out.reject("assert total == n failed: routed experts have " + std::to_string(n) +
                         " rows, num_tokens_across_dp sums to " + std::to_string(total));
     }
-    copy_rows(branch::naive_total, call, sum(across, 0, d), across[d], false, out);
+    copy_rows(branch::naive_total, call, meta.tokens_before(d), meta.num_tokens_across_dp[d], false, out);
   }
 };
 

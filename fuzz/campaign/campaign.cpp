@@ -119,7 +119,8 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
         continue;
       }
       ++report.distribution.judged[std::string(to_string(*mode))];
-      const Judgement j = judge_case(*impl, g.c, *step, *mode);
+      // Only the reported rank's words are read here; rendering every rank's costs more than judging.
+      const Judgement j = judge_case(*impl, g.c, *step, *mode, RankDetails::reported_ranks);
       const std::string name = j.impl;
       ++report.distribution.branch[name][branch_taken(j)];
       ++report.distribution.verdict[name][verdict_key(j)];

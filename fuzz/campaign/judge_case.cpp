@@ -42,10 +42,11 @@ std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl
   return std::nullopt;
 }
 
-Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode) {
+Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
+                     RankDetails details) {
   if (mode == JudgeMode::symbolic) {
     R3_CHECK(impl.policy() != nullptr, "symbolic judging needs a policy");
-    return judge_symbolic(c, step, *impl.policy(), impl.name());
+    return judge_symbolic(c, step, *impl.policy(), impl.name(), details);
   }
   Result<ConcreteOutcome> outcome = impl.run_concrete(c, step);
   if (!outcome.ok()) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
@@ -31,7 +32,8 @@ bool fits_concrete(const Case& c);
 std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl, const Case& c);
 
 // The judgement; an implementation that fails to run (adapter crash) gives adapter_error.
-Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode);
+Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
+                     RankDetails details = RankDetails::every_rank);
 
 // The branch a judgement took: the failing rank's, else TP rank 0 of DP rank 0's ("error"
 // when a call raised, else its last call's branch).

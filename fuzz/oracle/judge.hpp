@@ -11,8 +11,13 @@
 
 namespace r3 {
 
+// Which failing ranks get their first difference in words: every one (explain, exhaust), or
+// only those a case report can show (campaigns: words cost more than judging).
+enum class RankDetails { every_rank, reported_ranks };
+
 // Judges a policy from shapes alone: its decisions are applied to row ranges, not data.
-Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name);
+Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
+                         RankDetails details = RankDetails::every_rank);
 
 // Judges an implementation's concrete run: every buffer it returned is compared whole,
 // guard rows included, against the reference image (capture rows [0, n_d) of the layer hold

@@ -1,3 +1,7 @@
+// The symbolic judge. It runs once per generated case on production layouts (hundreds of
+// ranks), so the hot path allocates nothing it can keep (thread-local scratch), decides each
+// rank in O(1) (indexed metadata), simulates a rank's buffer only when its decisions differ
+// from its TP neighbour's, and renders words only for the ranks a report will show.
 #include <algorithm>
 
 #include "fuzz/oracle/judge.hpp"
@@ -13,17 +17,17 @@ std::string call_name(int call, size_t calls) {
   return "call " + std::to_string(call + 1) + " of " + std::to_string(calls);
 }
 
-// The TP all-gather an implementation asked for where the reference has none: the
-// concatenation of what every TP rank of the group received (spec corner case 10).
-const RowTensor& tp_gather_source(const Call& call, const RankView& view, int tp, RowTensor& scratch) {
-  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
-  scratch.clear();
-  for (int t = 0; t < tp; ++t) {
-    const RowTensor& part = call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
-    scratch.append_slice(part, {0, part.rows()});
-  }
-  return scratch;
-}
+// Why a rank failed, kept as data until someone needs the words.
+struct Finding {
+  enum class Kind { none, raised, short_read, overflow, difference } kind = Kind::none;
+  int call = 0;
+  std::string error;  // raised
+  Copy copy;          // short_read
+  int64_t source_rows = 0;
+  int64_t past_end = 0;  // overflow
+  int64_t buffer_rows = 0;
+  RowImage::Difference difference;
+};
 
 std::string describe_difference(const RowImage::Difference& diff, int dp, int tp, size_t calls) {
   std::string text = "buffer row " + std::to_string(diff.row) + " of " + rank_name(dp, tp) + " holds " +
@@ -38,75 +42,177 @@ std::string describe_difference(const RowImage::Difference& diff, int dp, int tp
   return text;
 }
 
+std::string render(const Finding& f, int dp, int tp, size_t calls) {
+  switch (f.kind) {
+    case Finding::Kind::none:
+      return "";
+    case Finding::Kind::raised:
+      return rank_name(dp, tp) + " raised on a valid case" + (calls > 1 ? " in " + call_name(f.call, calls) : "") +
+             ": " + f.error;
+    case Finding::Kind::short_read:
+      return rank_name(dp, tp) + " copies rows [" + std::to_string(f.copy.src_row) + ", " +
+             std::to_string(f.copy.src_row + f.copy.rows) + ") of a " + std::to_string(f.source_rows) + "-row tensor";
+    case Finding::Kind::overflow:
+      return "capture buffer of " + rank_name(dp, tp) + ": " + std::to_string(f.past_end) +
+             " rows written past its end (it holds " + std::to_string(f.buffer_rows) + " rows)";
+    case Finding::Kind::difference:
+      return describe_difference(f.difference, dp, tp, calls);
+  }
+  return "";
+}
+
+struct Scratch {
+  std::vector<std::vector<CaptureDecision>> decisions;  // [rank % 2][call]: this rank's and its neighbour's
+  std::vector<Finding> findings;                        // per rank
+  RowImage image;
+  RowTensor gathered;
+};
+
+// The TP all-gather an implementation asked for where the reference has none: the
+// concatenation of what every TP rank of the group received (spec corner case 10).
+const RowTensor& tp_gather_source(const Call& call, const RankView& view, int tp, RowTensor& scratch) {
+  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
+  scratch.clear();
+  for (int t = 0; t < tp; ++t) {
+    const RowTensor& part = call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
+    scratch.append_slice(part, {0, part.rows()});
+  }
+  return scratch;
+}
+
+bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
+  return a.branch == b.branch && a.rejected == b.rejected && a.error == b.error && a.copies == b.copies;
+}
+
+// True when rank r reads exactly what rank r-1 (same DP rank) read and decided the same:
+// then its buffer, verdict and finding are r-1's.
+bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDecision>& mine,
+                       const std::vector<CaptureDecision>& theirs) {
+  if (r % static_cast<size_t>(step.tp) == 0) return false;
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    if (!same_decision(mine[k], theirs[k])) return false;
+    const Call& call = step.calls[k];
+    const bool same_input = call.ranks[r].received == call.ranks[r - 1].received;
+    for (const Copy& copy : mine[k].copies)
+      if (!copy.from_tp_gather && !same_input) return false;  // the TP all-gather is the same for the whole group
+  }
+  return true;
+}
+
+// Simulates one rank's step from its decisions and fills its verdict and finding.
+void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& decisions, int64_t buffer_rows,
+                Scratch& s, RankJudgement& rank, Finding& finding) {
+  s.image.clear();
+  int64_t past_end = 0;
+  int copies_made = 0;
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    const Call& call = step.calls[k];
+    const RankView& view = call.ranks[r];
+    const CaptureDecision& decision = decisions[k];
+    if (decision.rejected) {
+      if (!rank.rejected && !step.rejection) {
+        rank.verdict = Verdict::spurious_reject;
+        finding.kind = Finding::Kind::raised;
+        finding.call = call.index;
+        finding.error = decision.error;
+      }
+      rank.rejected = true;
+      continue;
+    }
+    for (const Copy& copy : decision.copies) {
+      if (copy.from_tp_gather) rank.tp_gathers[k] = 1;
+      const RowTensor& source = copy.from_tp_gather ? tp_gather_source(call, view, step.tp, s.gathered)
+                                                    : call.tensors[static_cast<size_t>(view.received)];
+      rank.rows = ++copies_made == 1 ? std::optional<RowRange>(RowRange{copy.src_row, copy.src_row + copy.rows})
+                                     : std::nullopt;
+      const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
+      if (readable < copy.rows && rank.verdict == Verdict::pass) {
+        rank.verdict = Verdict::wrong_rows;
+        finding.kind = Finding::Kind::short_read;
+        finding.copy = copy;
+        finding.source_rows = source.rows();
+      }
+      const int64_t fits = std::clamp<int64_t>(buffer_rows - copy.dst_row, 0, readable);
+      past_end = std::max(past_end, copy.dst_row + readable - buffer_rows);
+      s.image.write(copy.dst_row, source, copy.src_row, fits, call.index);
+    }
+  }
+  if (rank.rejected || step.rejection) return;
+  if (past_end > 0) {
+    rank.verdict = Verdict::overflow;
+    finding.kind = Finding::Kind::overflow;
+    finding.past_end = past_end;
+    finding.buffer_rows = buffer_rows;
+    return;
+  }
+  if (rank.verdict != Verdict::pass) return;
+  const int64_t n_d = step.num_tokens_across_dp[static_cast<size_t>(rank.dp)];
+  if (auto diff = s.image.first_difference(rank.dp, std::min(n_d, buffer_rows))) {
+    rank.verdict = Verdict::wrong_rows;
+    finding.kind = Finding::Kind::difference;
+    finding.difference = std::move(*diff);
+  }
+}
+
+// The ranks whose words a report can show: the first failing rank conclude() may settle on
+// with TP rank 0 or a non-latent verdict, and the first failing rank of all.
+void render_reported(Judgement& j, const std::vector<Finding>& findings, size_t calls) {
+  bool first = true, first_published = true;
+  for (size_t r = 0; r < j.ranks.size() && (first || first_published); ++r) {
+    RankJudgement& rank = j.ranks[r];
+    if (rank.verdict == Verdict::pass) continue;
+    const bool published = rank.tp == 0 || rank.verdict != Verdict::wrong_rows;
+    if (first || (first_published && published)) rank.detail = render(findings[r], rank.dp, rank.tp, calls);
+    first = false;
+    if (published) first_published = false;
+  }
+}
+
 }  // namespace
 
-Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name) {
+Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
+                         RankDetails details) {
+  thread_local Scratch s;
   Judgement j;
   j.impl = std::string(impl_name);
   j.allocation = policy.allocate(c);
   const BufferShape buffer{j.allocation.capture_rows, c.model.layers, c.model.top_k};
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
+  const size_t calls = step.calls.size();
   j.ranks.resize(rank_count);
-  CaptureDecision decision;
-  RowImage image;
-  RowTensor scratch;
+  s.findings.assign(rank_count, Finding{});
+  s.decisions.resize(2);
+  for (auto& slot : s.decisions) slot.resize(calls);
   for (size_t r = 0; r < rank_count; ++r) {
     RankJudgement& rank = j.ranks[r];
-    const RankView& first_view = step.calls.empty() ? RankView{static_cast<int>(r) / step.tp,
-                                                               static_cast<int>(r) % step.tp, 0, -1}
-                                                    : step.calls.front().ranks[r];
-    rank.dp = first_view.dp;
-    rank.tp = first_view.tp;
-    image.clear();
-    int64_t past_end = 0;
-    int copies_made = 0;
-    for (const Call& call : step.calls) {
-      const RankView& view = call.ranks[r];
-      decision.clear();
-      policy.decide(capture_call_for(step, call, view, buffer), decision);
-      rank.branches.push_back(decision.branch);
-      rank.tp_gathers.push_back(0);
-      if (decision.rejected) {
-        if (!rank.rejected && !step.rejection) {
-          rank.verdict = Verdict::spurious_reject;
-          rank.detail = rank_name(rank.dp, rank.tp) + " raised on a valid case" +
-                        (step.calls.size() > 1 ? " in " + call_name(call.index, step.calls.size()) : "") + ": " +
-                        decision.error;
-        }
-        rank.rejected = true;
-        continue;
-      }
-      for (const Copy& copy : decision.copies) {
-        if (copy.from_tp_gather) rank.tp_gathers.back() = 1;
-        const RowTensor& source = copy.from_tp_gather ? tp_gather_source(call, view, step.tp, scratch)
-                                                      : call.tensors[static_cast<size_t>(view.received)];
-        rank.rows = ++copies_made == 1 ? std::optional<RowRange>(RowRange{copy.src_row, copy.src_row + copy.rows})
-                                       : std::nullopt;
-        const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
-        if (readable < copy.rows && rank.verdict == Verdict::pass) {
-          rank.verdict = Verdict::wrong_rows;
-          rank.detail = rank_name(rank.dp, rank.tp) + " copies rows [" + std::to_string(copy.src_row) + ", " +
-                        std::to_string(copy.src_row + copy.rows) + ") of a " + std::to_string(source.rows()) +
-                        "-row tensor";
-        }
-        const int64_t fits = std::clamp<int64_t>(buffer.rows - copy.dst_row, 0, readable);
-        past_end = std::max(past_end, copy.dst_row + readable - buffer.rows);
-        image.write(copy.dst_row, source, copy.src_row, fits, call.index);
-      }
+    rank.dp = static_cast<int>(r) / step.tp;
+    rank.tp = static_cast<int>(r) % step.tp;
+    rank.branches.resize(calls);
+    rank.tp_gathers.assign(calls, 0);
+    std::vector<CaptureDecision>& mine = s.decisions[r % 2];
+    for (size_t k = 0; k < calls; ++k) {
+      const Call& call = step.calls[k];
+      mine[k].clear();
+      policy.decide(capture_call_for(step, call, call.ranks[r], buffer), mine[k]);
+      rank.branches[k] = mine[k].branch;
     }
-    if (rank.rejected || step.rejection) continue;
-    if (past_end > 0) {
-      rank.verdict = Verdict::overflow;
-      rank.detail = "capture buffer of " + rank_name(rank.dp, rank.tp) + ": " + std::to_string(past_end) +
-                    " rows written past its end (it holds " + std::to_string(buffer.rows) + " rows)";
+    if (mirrors_neighbour(step, r, mine, s.decisions[(r + 1) % 2])) {
+      const RankJudgement& left = j.ranks[r - 1];
+      rank.verdict = left.verdict;
+      rank.rows = left.rows;
+      rank.rejected = left.rejected;
+      rank.tp_gathers = left.tp_gathers;
+      s.findings[r] = s.findings[r - 1];
       continue;
     }
-    if (rank.verdict != Verdict::pass) continue;
-    const int64_t n_d = step.num_tokens_across_dp[static_cast<size_t>(rank.dp)];
-    if (auto diff = image.first_difference(rank.dp, std::min(n_d, buffer.rows))) {
-      rank.verdict = Verdict::wrong_rows;
-      rank.detail = describe_difference(*diff, rank.dp, rank.tp, step.calls.size());
-    }
+    judge_rank(step, r, mine, buffer.rows, s, rank, s.findings[r]);
+  }
+  if (details == RankDetails::every_rank) {
+    for (size_t r = 0; r < rank_count; ++r)
+      if (j.ranks[r].verdict != Verdict::pass)
+        j.ranks[r].detail = render(s.findings[r], j.ranks[r].dp, j.ranks[r].tp, calls);
+  } else {
+    render_reported(j, s.findings, calls);
   }
   conclude(j, c, step);
   return j;

@@ -14,8 +14,12 @@ RowRun advance(RowRun run, int64_t by) {
 }  // namespace
 
 void RowImage::overwrite(Piece piece) {
-  std::vector<Piece> next;
-  next.reserve(pieces_.size() + 2);
+  if (pieces_.empty() || pieces_.back().hi <= piece.lo) {  // the common case: writing in order
+    pieces_.push_back(piece);
+    return;
+  }
+  std::vector<Piece>& next = next_;
+  next.clear();
   bool placed = false;
   for (const Piece& p : pieces_) {
     if (p.hi <= piece.lo || p.lo >= piece.hi) {
@@ -44,7 +48,7 @@ void RowImage::overwrite(Piece piece) {
     }
   }
   if (!placed) next.push_back(piece);
-  pieces_.swap(next);
+  pieces_.swap(next_);
 }
 
 void RowImage::write(int64_t dst, const RowTensor& from, int64_t src, int64_t rows, int call) {

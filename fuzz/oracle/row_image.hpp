@@ -37,6 +37,7 @@ class RowImage {
  private:
   void overwrite(Piece piece);
   std::vector<Piece> pieces_;  // sorted, disjoint
+  std::vector<Piece> next_;    // overwrite()'s output, kept to reuse its storage
 };
 
 // "tokens (0, 5..9)", "token (1, 0)", "SP padding rows 3..4 of dp 1".
