@@ -20,6 +20,7 @@ auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
     const std::string name(policy->name());
     if (!o.backend.empty()) return Error{"--backend: " + name + " is a policy model and has no backend"};
     if (!o.fault.empty()) return Error{"--fault: " + name + " is a policy model and takes no fault"};
+    if (!o.selection.empty()) return Error{"--selection: " + name + " is a policy model and has no device selection"};
     return std::unique_ptr<Implementation>(std::make_unique<PolicyImplementation>(std::move(policy)));
   };
 }
@@ -29,6 +30,7 @@ auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
 Made make_external(std::string_view command, const ImplementationOptions& o) {
   if (!o.backend.empty()) return Error{"--backend: external:" + std::string(command) + " has no backend"};
   if (!o.fault.empty()) return Error{"--fault: external:" + std::string(command) + " takes no fault"};
+  if (!o.selection.empty()) return Error{"--selection: external:" + std::string(command) + " has no device selection"};
   ExternalOptions options;
   options.command = std::string(command);
   options.timeout = o.adapter_timeout;
@@ -39,9 +41,16 @@ Made make_external(std::string_view command, const ImplementationOptions& o) {
 }
 
 #if R3FUZZ_HAVE_GPU
-// The GPU pipeline (gpu/): --backend host|virtual|nccl (default host), --fault NAME.
-Made make_gpu(std::string_view, const ImplementationOptions& o) {
+// The GPU pipeline (gpu/): --backend host|virtual|nccl (default host), --selection
+// host-decision|device-offsets, --fault NAME; "gpu:POLICY" takes POLICY's decisions.
+Made make_gpu(std::string_view policy, const ImplementationOptions& o) {
   gpu::GpuOptions options;
+  if (!policy.empty()) options.policy = std::string(policy);
+  if (!o.selection.empty()) {
+    auto selection = gpu::parse_selection(o.selection);
+    if (!selection) return Error{"--selection: " + selection.error().message};
+    options.selection = *selection;
+  }
   if (!o.backend.empty()) {
     auto backend = gpu::parse_backend(o.backend);
     if (!backend) return Error{"--backend: " + backend.error().message};
@@ -66,7 +75,9 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
       {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
       {"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external},
 #if R3FUZZ_HAVE_GPU
-      {"gpu", "the GPU pipeline (gpu/): --backend host|virtual|nccl, --fault NAME", make_gpu},
+      {"gpu", "the GPU pipeline (gpu/) deciding like vllm-50874: --backend host|virtual|nccl, --selection, --fault NAME",
+       make_gpu},
+      {"gpu:", "the GPU pipeline taking another policy's decisions (gpu:r3-fixed, gpu:vllm-pre-50874)", make_gpu},
 #endif
   };
   return entries;

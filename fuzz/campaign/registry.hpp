@@ -19,6 +19,7 @@ namespace r3 {
 struct ImplementationOptions {
   std::string backend;  // gpu: which all-gather backend runs ("" = its default)
   std::string fault;    // a named fault to inject ("" = none)
+  std::string selection;  // gpu: host-decision | device-offsets ("" = its default)
   std::chrono::milliseconds adapter_timeout{5000};  // external: how long one reply may take
   std::string adapter_log;                          // external: append the adapter's stderr here ("" = ours)
 };

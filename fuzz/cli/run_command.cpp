@@ -32,6 +32,7 @@ struct RunFlags {
   bool metadata = false;
   bool wide_experts = false;
   std::string backend;
+  std::string selection;
   std::string fault;
   double adapter_timeout = 5;  // external:COMMAND, seconds per reply
   std::string adapter_log;     // external:COMMAND stderr ("" = ours)
@@ -102,6 +103,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
   ImplementationOptions io;
   io.backend = f.backend;
+  io.selection = f.selection;
   io.fault = f.fault;
   io.adapter_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.adapter_timeout * 1000));
   io.adapter_log = f.adapter_log;
@@ -162,6 +164,8 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                 "also generate inconsistent DP metadata (spec corner case 8; vllm-50874 misses some by design)");
   cmd->add_flag("--wide-experts", f->wide_experts, "also generate expert counts above 32768 (int16 replay storage)");
   cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
+  cmd->add_option("--selection", f->selection,
+                  "how the gpu implementation selects rows: host-decision (default) or device-offsets");
   cmd->add_option("--fault", f->fault, "a named fault to inject into implementations that take one");
   cmd->add_option("--adapter-timeout", f->adapter_timeout,
                   "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5)")
