@@ -15,7 +15,8 @@ endif()
 if(NOT DEFINED CMAKE_CXX_COMPILER_LAUNCHER)
   find_program(R3FUZZ_CCACHE_PROGRAM ccache)
   if(R3FUZZ_CCACHE_PROGRAM)
-    set(CMAKE_CXX_COMPILER_LAUNCHER "${R3FUZZ_CCACHE_PROGRAM}")
+    # Precompiled headers (r3fuzz_precompile below) are cacheable only with this sloppiness.
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${R3FUZZ_CCACHE_PROGRAM}")
     message(STATUS "r3fuzz: using ccache: ${R3FUZZ_CCACHE_PROGRAM}")
   endif()
 endif()
@@ -26,3 +27,13 @@ target_compile_features(r3fuzz_options INTERFACE cxx_std_20)
 set(CMAKE_CXX_EXTENSIONS OFF)
 target_compile_options(r3fuzz_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
+
+# r3fuzz_precompile(TARGET HEADERS...): the heavy third-party headers (CLI11, nlohmann/json,
+# GoogleTest, RapidCheck) parsed once per target instead of once per translation unit; they
+# dominate the build's time. R3FUZZ_PCH=OFF turns it off (e.g. for include-what-you-use).
+option(R3FUZZ_PCH "Precompile the heavy third-party headers" ON)
+function(r3fuzz_precompile target)
+  if(R3FUZZ_PCH)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()

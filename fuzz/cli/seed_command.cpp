@@ -134,7 +134,7 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   auto args = std::make_shared<SeedArgs>();
   CLI::App* cmd = app.add_subcommand("seed", "Seed a corpus from deployments and metadata logs, or convert cases "
                                              "between readable JSON and fuzz inputs");
-  cmd->add_option("--deployment", args->deployment, "A deployment description (docs/SEEDING.md)");
+  cmd->add_option("--deployment", args->deployment, "A deployment description (docs/FUZZING.md, section 'Seeding from production')");
   cmd->add_option("--log", args->log, "A metadata log: one JSON line per step (needs --deployment)");
   cmd->add_option("--out", args->out, "Directory the cases or converted files go to")->required();
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");

@@ -1,5 +1,5 @@
 // Seeds from production: deployment descriptions (model shape + parallel configuration +
-// traffic profile, format "r3fuzz-deployment/1", docs/SEEDING.md) and metadata logs (JSON
+// traffic profile, format "r3fuzz-deployment/1", docs/FUZZING.md "Seeding from production") and metadata logs (JSON
 // lines of num_tokens_across_dp and local_sizes per step, as an engine hook dumps them)
 // become validated corpus cases, deduplicated by their canonical binary form.
 #pragma once

@@ -10,7 +10,7 @@
 namespace r3 {
 namespace {
 
-// Qwen3-235B-A22B with TP4 DP2 EP and SP, as in docs/SEEDING.md.
+// Qwen3-235B-A22B with TP4 DP2 EP and SP, as in docs/FUZZING.md, "Seeding from production".
 constexpr const char* kQwen = R"({
   "format": "r3fuzz-deployment/1",
   "name": "qwen3-tp4-dp2",
