@@ -1,60 +1,31 @@
 // End-to-end tests of `r3fuzz explain`: the real binary (R3FUZZ_BINARY), its exit codes,
 // its --json schema (issue 2's field names) and its messages for bad input.
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/run_binary.hpp"
+#include "tests/support/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-struct Output {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Output = r3::test::BinaryRun;
 
 class Explain : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("r3fuzz-explain-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs r3fuzz with `args` (already shell-quoted where needed).
-  Output run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = std::string("'") + R3FUZZ_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                            err.string() + "'";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
-  }
+  Output run(const std::string& args) { return r3::test::run_binary_command_line(R3FUZZ_BINARY, args, dir_); }
 
   std::string write_case(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
+    return scratch_.write(name, text).string();
   }
 
-  fs::path dir_;
+  const r3::test::ScratchDir scratch_{"r3fuzz-explain"};
+  const fs::path dir_ = scratch_.path();
 };
 
 const std::string kProduction = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/production/vllm-50874-gb200-tp2-dp2.json";

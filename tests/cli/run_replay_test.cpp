@@ -1,9 +1,6 @@
 // End-to-end tests of `r3fuzz run` and `r3fuzz replay`: the real binary, its exit codes
 // and output. R3FUZZ_BINARY names the binary under test.
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -11,72 +8,29 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/support/run_binary.hpp"
+#include "tests/support/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Ran {
-  int exit_code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Ran = r3::test::BinaryRun;
+using r3::test::read_file_bytes;
 
 class RunReplay : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("r3fuzz-e2e-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-            std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // Starts the binary with stdout/stderr redirected to files; returns its pid.
-  pid_t spawn(const std::vector<std::string>& args) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int out = open((dir_ / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int err = open((dir_ / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(out, 1);
-      dup2(err, 2);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(R3FUZZ_BINARY));
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(R3FUZZ_BINARY, argv.data());
-      _exit(127);
-    }
-    return pid;
-  }
-
-  Ran finish(pid_t pid) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    Ran r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(dir_ / "stdout");
-    r.err = slurp(dir_ / "stderr");
-    return r;
-  }
-
+  pid_t spawn(const std::vector<std::string>& args) { return r3::test::start_binary(R3FUZZ_BINARY, args, dir_); }
+  Ran finish(pid_t pid) { return r3::test::wait_for_binary(pid, dir_); }
   Ran run(const std::vector<std::string>& args) { return finish(spawn(args)); }
 
   std::string out_dir() const { return (dir_ / "out").string(); }
 
-  fs::path dir_;
+  const r3::test::ScratchDir scratch_{"r3fuzz-e2e"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(RunReplay, ExitCodes) {
@@ -134,7 +88,7 @@ TEST_F(RunReplay, WrittenFailuresReplayToTheirSignature) {
   // The whole directory replays too; a file whose expectation no longer holds fails it.
   EXPECT_EQ(run({"replay", out_dir()}).exit_code, 0);
   const std::string first = doc["failures"][0]["file"];
-  nlohmann::json edited = nlohmann::json::parse(slurp(first));
+  nlohmann::json edited = nlohmann::json::parse(read_file_bytes(first));
   edited["expect"]["verdict"] = "pass";
   edited["expect"]["severity"] = nullptr;
   std::ofstream(first) << edited.dump(2);

@@ -1,58 +1,29 @@
 // End-to-end tests of `r3fuzz shrink` and of `r3fuzz run`'s shrinking: the real binary, its
 // exit codes, output and files. R3FUZZ_BINARY names the binary under test.
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/run_binary.hpp"
+#include "tests/support/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Ran {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Ran = r3::test::BinaryRun;
+using r3::test::read_file_bytes;
 
 class ShrinkCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("r3fuzz-shrink-e2e-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-            std::to_string(getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs the binary with `args` (already shell-safe: paths under dir_ and plain words).
-  Ran run(const std::string& args) {
-    const std::string cmd = std::string(R3FUZZ_BINARY) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
-                            (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
-  }
+  Ran run(const std::string& args) { return r3::test::run_binary_command_line(R3FUZZ_BINARY, args, dir_); }
 
-  fs::path write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-    return dir_ / name;
-  }
+  fs::path write(const std::string& name, const std::string& text) { return scratch_.write(name, text); }
 
-  fs::path dir_;
+  const r3::test::ScratchDir scratch_{"r3fuzz-shrink-e2e"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // DP32/TP8 with thousands of tokens per rank, gathered with SP: vllm-pre-50874 rejects it.
@@ -81,13 +52,13 @@ TEST_F(ShrinkCommand, ShrinksAFailingCaseAndWritesCaseEntryAndTest) {
   EXPECT_NE(r.err.find("shrink: dp: dp 32 -> 16;"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("shrink: stopped at fixpoint after"), std::string::npos) << r.err;
 
-  const auto minimal = nlohmann::json::parse(slurp(dir_ / "out" / "big.min.json"));
+  const auto minimal = nlohmann::json::parse(read_file_bytes(dir_ / "out" / "big.min.json"));
   EXPECT_EQ(minimal["tokens"], nlohmann::json::array({1, 0}));
   EXPECT_FALSE(minimal.contains("expect"));
-  const auto entry = nlohmann::json::parse(slurp(dir_ / "out" / "vllm-pre-50874-spurious_reject-gathered-error.json"));
+  const auto entry = nlohmann::json::parse(read_file_bytes(dir_ / "out" / "vllm-pre-50874-spurious_reject-gathered-error.json"));
   EXPECT_EQ(entry["expect"], (nlohmann::json{{"impl", "vllm-pre-50874"}, {"verdict", "spurious_reject"},
                                              {"severity", "failure"}}));
-  EXPECT_EQ(slurp(dir_ / "out" / "big.min_test.cpp"), r.out.substr(r.out.find("// Regression:")));
+  EXPECT_EQ(read_file_bytes(dir_ / "out" / "big.min_test.cpp"), r.out.substr(r.out.find("// Regression:")));
 
   // The regression entry replays as its "expect" says.
   const Ran replay = run("replay " + (dir_ / "out" / "vllm-pre-50874-spurious_reject-gathered-error.json").string());
@@ -97,7 +68,7 @@ TEST_F(ShrinkCommand, ShrinksAFailingCaseAndWritesCaseEntryAndTest) {
 TEST_F(ShrinkCommand, ShrinkingTheResultAgainChangesNothing) {
   const fs::path input = write("big.json", production_case_json());
   ASSERT_EQ(run("shrink " + input.string() + " --impl vllm-pre-50874").exit_code, 0);
-  const std::string once = slurp(dir_ / "big.min.json");
+  const std::string once = read_file_bytes(dir_ / "big.min.json");
   const Ran again = run("shrink " + (dir_ / "big.min.json").string() + " --impl vllm-pre-50874");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   auto strip_note = [](std::string text) {
@@ -105,7 +76,7 @@ TEST_F(ShrinkCommand, ShrinkingTheResultAgainChangesNothing) {
     j.erase("note");
     return j;
   };
-  EXPECT_EQ(strip_note(slurp(dir_ / "big.min.min.json")), strip_note(once));
+  EXPECT_EQ(strip_note(read_file_bytes(dir_ / "big.min.min.json")), strip_note(once));
   EXPECT_NE(again.err.find(" 0 reductions"), std::string::npos) << again.err;
 }
 
@@ -163,7 +134,7 @@ TEST_F(ShrinkCommand, CrashBytesAreDecodedShrunkAndWrittenAsJson) {
   fs::copy_file(dir_ / "bytes" / "big.bin", dir_ / "crash-1234");
   const Ran r = run("shrink --from-bytes " + (dir_ / "crash-1234").string() + " --impl vllm-pre-50874");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto minimal = nlohmann::json::parse(slurp(dir_ / "crash-1234.min.json"));
+  const auto minimal = nlohmann::json::parse(read_file_bytes(dir_ / "crash-1234.min.json"));
   EXPECT_EQ(minimal["tokens"], nlohmann::json::array({1, 0}));
   EXPECT_EQ(minimal["topology"]["dp"], 2);
 
@@ -184,8 +155,8 @@ TEST_F(ShrinkCommand, RunShrinksUniqueFailuresUnlessTold) {
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir_ / "shrunk")) {
     ++files;
-    const auto shrunk = nlohmann::json::parse(slurp(e.path()));
-    const auto raw = nlohmann::json::parse(slurp(dir_ / "raw" / e.path().filename()));
+    const auto shrunk = nlohmann::json::parse(read_file_bytes(e.path()));
+    const auto raw = nlohmann::json::parse(read_file_bytes(dir_ / "raw" / e.path().filename()));
     EXPECT_LE(shrunk["topology"]["dp"], raw["topology"]["dp"]) << e.path();
     EXPECT_LE(shrunk["max_num_tokens"], raw["max_num_tokens"]) << e.path();
     EXPECT_LE(shrunk["topology"]["dp"], 2) << e.path();

@@ -10,20 +10,15 @@
 #include "gpu/gpu_implementation.hpp"
 #include "reference/layout.hpp"
 #include "reference/provenance.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 namespace r3::gpu::testing {
 
 inline Case small_case(int dp, int tp, bool sp, int64_t m, std::vector<int64_t> tokens, Path path,
                        bool monolithic = false) {
-  Case c;
-  c.topology = {dp, tp, sp, sp};
-  c.model = {2, 2, 64};  // L = 2, K = 2, E = 64
-  c.max_num_tokens = m;
-  c.tokens = std::move(tokens);
-  c.path = path;
-  c.monolithic = monolithic;
-  c.layer = 1;
-  return c;
+  // L = 2, K = 2, E = 64, layer 1
+  return r3::test::with_model_at_layer(r3::test::make_case({dp, tp, sp, sp}, m, std::move(tokens), path, monolithic),
+                                       {2, 2, 64}, 1);
 }
 
 inline Step step_of(const Case& c) {

@@ -22,6 +22,24 @@ inline Case make_case(Topology topology, int64_t max_num_tokens, std::vector<int
   return c;
 }
 
+// `c` with a model shape (L, K, E) and capture layer of the test's own, for tests whose rows or
+// bytes depend on them.
+inline Case with_model_at_layer(Case c, ModelShape model, int layer) {
+  c.model = model;
+  c.layer = layer;
+  return c;
+}
+
+// The smallest SP case: DP2/TP2 with EP and SP, tokens [1, 0] on the gathered path, every other
+// field at its default (M = 1, L = K = E = 1, layer 0): where shrinking an SP failure ends.
+inline Case smallest_sp_gathered_case() {
+  Case c;
+  c.topology = {2, 2, true, true};
+  c.tokens = {1, 0};
+  c.path = Path::gathered;
+  return c;
+}
+
 inline constexpr Topology kSingle{1, 1, false, false};
 inline constexpr Topology kDp2{2, 1, false, false};
 inline constexpr Topology kDp2Tp2Ep{2, 2, true, false};

@@ -11,6 +11,7 @@
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -22,21 +23,11 @@ std::string misbehaving(const std::string& mode, int n) {
   return "python3 " + kSource + "/tests/fuzz/adapter/misbehaving_adapter.py " + mode + " " + std::to_string(n);
 }
 
-Case make(Topology topology, int64_t m, std::vector<int64_t> tokens, Path path, bool monolithic = false) {
-  Case c;
-  c.topology = topology;
-  c.model = {4, 2, 64};
-  c.max_num_tokens = m;
-  c.tokens = std::move(tokens);
-  c.path = path;
-  c.monolithic = monolithic;
-  c.layer = 1;
-  return c;
-}
+using test::make_case;
 
 // DP [2, 3] on the naive gathered path: two ranks, so two requests per case.
-Case two_ranks() { return make({2, 1, false, false}, 8, {2, 3}, Path::gathered); }
-Case one_rank() { return make({1, 1, false, false}, 4, {3}, Path::single); }
+Case two_ranks() { return make_case({2, 1, false, false}, 8, {2, 3}, Path::gathered); }
+Case one_rank() { return make_case({1, 1, false, false}, 4, {3}, Path::single); }
 
 ExternalImplementation external(const std::string& command, int timeout_ms = 5000) {
   ExternalOptions o;
@@ -65,7 +56,7 @@ TEST(ExternalImplementation, HelloNamesTheAdapterAndItsReplaySizing) {
   EXPECT_EQ(impl.hello()->version, "1");
   EXPECT_EQ(impl.hello()->replay_rows, ReplaySizing::dispatch_group);
   EXPECT_EQ(impl.name(), "external:" + kGoodAdapter);
-  const Case c = make({2, 2, true, true}, 8, {5, 3}, Path::gathered, true);
+  const Case c = make_case({2, 2, true, true}, 8, {5, 3}, Path::gathered, true);
   EXPECT_EQ(impl.allocate(c).replay_rows, 32);  // M * D * T under EP
 }
 
@@ -75,11 +66,11 @@ TEST(ExternalImplementation, PythonAdapterMatchesTheModelOnUpstreamVectors) {
   // vLLM's upstream vectors: naive gathered DP [2, 3]; gathered SP shards [3, 2] with T = 2;
   // SP shards of [2, 3] with T = 2 (TP all-gather); plus heavy padding near capacity.
   const std::vector<Case> cases = {
-      make({2, 1, false, false}, 8, {2, 3}, Path::gathered, true),
-      make({2, 2, true, true}, 8, {3, 2}, Path::gathered, true),
-      make({2, 2, true, true}, 8, {2, 3}, Path::sp_shard),
-      make({2, 2, true, true}, 4, {1, 4}, Path::sp_shard),
-      make({3, 2, true, false}, 5, {5, 0, 1}, Path::local),
+      make_case({2, 1, false, false}, 8, {2, 3}, Path::gathered, true),
+      make_case({2, 2, true, true}, 8, {3, 2}, Path::gathered, true),
+      make_case({2, 2, true, true}, 8, {2, 3}, Path::sp_shard),
+      make_case({2, 2, true, true}, 4, {1, 4}, Path::sp_shard),
+      make_case({3, 2, true, false}, 5, {5, 0, 1}, Path::local),
   };
   for (const Case& c : cases) {
     const Judgement got = run_and_judge(impl, c);
@@ -99,7 +90,7 @@ TEST(ExternalImplementation, PythonAdapterMatchesTheModelOnUpstreamVectors) {
 TEST(ExternalImplementation, CornerCaseTwoIsLatentThroughThePythonAdapterToo) {
   auto impl = external(kGoodAdapter);
   // n_d = 1 with SP: the one-row shard takes branch local on every TP rank; tp 1 captures padding.
-  const Judgement j = run_and_judge(impl, make({2, 2, true, true}, 4, {1, 2}, Path::sp_shard));
+  const Judgement j = run_and_judge(impl, make_case({2, 2, true, true}, 4, {1, 2}, Path::sp_shard));
   EXPECT_EQ(j.verdict, Verdict::wrong_rows);
   EXPECT_EQ(j.severity, Severity::latent);
   EXPECT_EQ(j.detail, "buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)");
@@ -107,7 +98,7 @@ TEST(ExternalImplementation, CornerCaseTwoIsLatentThroughThePythonAdapterToo) {
 
 TEST(ExternalImplementation, RejectionIsAnErrorStringNotAnAdapterFailure) {
   auto impl = external(kGoodAdapter);
-  Case c = make({2, 1, false, false}, 8, {2, 3}, Path::gathered);
+  Case c = make_case({2, 1, false, false}, 8, {2, 3}, Path::gathered);
   // Wrong counts and no local_sizes: 5 gathered rows match no branch, so every rank raises.
   c.metadata = MetadataOverride{std::vector<int64_t>{2, 4}, true, std::nullopt};
   const Judgement j = run_and_judge(impl, c);

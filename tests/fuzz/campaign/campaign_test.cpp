@@ -9,6 +9,7 @@
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace r3 {
 namespace {
@@ -114,8 +115,8 @@ TEST(Campaign, ConcreteModeJudgesOnlySmallCasesConcretely) {
 }
 
 TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "r3fuzz-campaign-test-out";
-  std::filesystem::remove_all(dir);
+  const test::ScratchDir scratch("r3fuzz-campaign-test");
+  const std::filesystem::path dir = scratch.path() / "out";  // the campaign creates it
   CampaignOptions o = cases(400);
   o.out_dir = dir.string();
   const auto two = impls({"vllm-50874", "vllm-pre-50874"});
@@ -134,7 +135,6 @@ TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
     const Judgement again = judge_case(impl, *back, derive_step(*back).value(), f.judged_as);
     EXPECT_EQ(signature_of(again, back->path), f.signature);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Campaign, AnUnwritableOutDirIsAnError) {

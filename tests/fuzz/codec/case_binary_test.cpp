@@ -7,6 +7,7 @@
 
 #include "reference/provenance.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
 
 namespace r3 {
@@ -15,17 +16,7 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 
 // design.md's example case.
-Case design_example() {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.model = {4, 2, 64};
-  c.max_num_tokens = 8;
-  c.tokens = {3, 2};
-  c.path = Path::gathered;
-  c.monolithic = true;
-  c.layer = 1;
-  return c;
-}
+Case design_example() { return test::make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered, true); }
 
 std::string error_of(const Bytes& bytes, const BinaryLimits& limits = concrete_binary_limits()) {
   auto c = case_from_binary(bytes, limits);

@@ -8,6 +8,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "tests/support/case_gen.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace r3 {
 namespace {
@@ -184,10 +185,9 @@ TEST(CaseJson, MalformedJsonGivesTheParserPosition) {
 }
 
 TEST(CaseJson, FileErrorsNameTheFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "r3fuzz_codec_test";
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("r3fuzz-codec-test");
+  const std::filesystem::path& dir = scratch.path();
   const std::string missing = (dir / "missing.json").string();
-  std::filesystem::remove(missing);
   auto none = read_case_file(missing);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message, missing + ": cannot open the case file");

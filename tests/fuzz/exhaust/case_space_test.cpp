@@ -7,14 +7,7 @@
 namespace r3 {
 namespace {
 
-ExhaustBounds tiny() {
-  ExhaustBounds b;
-  b.max_dp = 2;
-  b.max_tp = 1;
-  b.max_tokens = 2;
-  b.max_m = 2;
-  return b;
-}
+ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2}; }
 
 TEST(CaseSpace, UnitsComeInTheStatedOrder) {
   std::vector<std::pair<bool, std::vector<int64_t>>> got;
@@ -99,11 +92,7 @@ TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
 }
 
 TEST(CaseSpace, EveryEnumeratedCaseIsValid) {
-  ExhaustBounds b;
-  b.max_dp = 3;
-  b.max_tp = 3;
-  b.max_tokens = 4;
-  b.max_m = 4;
+  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4};
   int64_t cases = 0;
   for (const CaseUnit& u : enumerate_units(b)) {
     for_each_case(u, b, [&](const Case& c) {

@@ -10,14 +10,7 @@
 namespace r3 {
 namespace {
 
-ExhaustBounds small() {
-  ExhaustBounds b;
-  b.max_dp = 3;
-  b.max_tp = 3;
-  b.max_tokens = 4;
-  b.max_m = 4;
-  return b;
-}
+ExhaustBounds small() { return {.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4}; }
 
 int64_t space_size(const ExhaustBounds& b) {
   int64_t n = 0;

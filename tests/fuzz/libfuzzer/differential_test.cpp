@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/codec/case_json.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -85,12 +86,8 @@ TEST(DifferentialRunner, KnownSignaturesFromRegressionCasesDoNotAbort) {
 }
 
 TEST(DifferentialRunner, PassingCasesReportNothing) {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.model = {2, 1, 8};
-  c.max_num_tokens = 8;
-  c.tokens = {5, 3};
-  c.path = Path::gathered;
+  const Case c =
+      test::with_model_at_layer(test::make_case(test::kDp2Tp2EpSp, 8, {5, 3}, Path::gathered), {2, 1, 8}, 0);
   auto runner = DifferentialRunner::create({{"vllm-50874", "r3-fixed"}, "", true, ""});
   ASSERT_TRUE(runner);
   const DifferentialVerdict v = runner->run(c);

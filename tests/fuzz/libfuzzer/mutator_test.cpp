@@ -7,6 +7,7 @@
 
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
 
 namespace r3 {
@@ -14,16 +15,7 @@ namespace {
 
 const BinaryLimits kLimits = concrete_binary_limits();
 
-Case sp_case() {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.model = {4, 2, 64};
-  c.max_num_tokens = 8;
-  c.tokens = {3, 2};
-  c.path = Path::gathered;
-  c.layer = 1;
-  return c;
-}
+Case sp_case() { return test::make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered); }
 
 TEST(Repair, ResolvesConflictsInAFixedOrder) {
   Case c = sp_case();

@@ -7,6 +7,7 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -14,13 +15,7 @@ namespace {
 std::vector<uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()}; }
 
 Case small_case() {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.model = {2, 1, 8};
-  c.max_num_tokens = 4;
-  c.tokens = {3, 1};
-  c.path = Path::gathered;
-  return c;
+  return test::with_model_at_layer(test::make_case(test::kDp2Tp2EpSp, 4, {3, 1}, Path::gathered), {2, 1, 8}, 0);
 }
 
 TEST(Robustness, CountsTheDecodersThatAcceptAnInput) {

@@ -5,18 +5,14 @@
 #include "reference/capturer.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 namespace r3 {
 namespace {
 
 Case sp_case(std::vector<int64_t> tokens, int tp, Path path) {
-  Case c;
-  c.topology = {static_cast<int>(tokens.size()), tp, true, true};
-  c.model = {2, 1, 4};
-  c.max_num_tokens = 4;
-  c.tokens = std::move(tokens);
-  c.path = path;
-  return c;
+  const Topology topology{static_cast<int>(tokens.size()), tp, true, true};
+  return test::with_model_at_layer(test::make_case(topology, 4, std::move(tokens), path), {2, 1, 4}, 0);
 }
 
 // The copies `policy` decides for DP rank d, TP rank t in call `call` of the case's step.
@@ -82,12 +78,7 @@ TEST(FaultyPolicy, OffByOneCopyMovesOneMoreRow) {
 }
 
 TEST(FaultyPolicy, ChunkRow0WritesEveryChunkAtRowZero) {
-  Case c;
-  c.topology = {2, 1, false, false};
-  c.model = {1, 1, 4};
-  c.max_num_tokens = 2;
-  c.tokens = {2, 0};
-  c.path = Path::local;
+  Case c = test::with_model_at_layer(test::make_case(test::kDp2, 2, {2, 0}, Path::local), {1, 1, 4}, 0);
   c.dp_chunk = 1;
   EXPECT_EQ(copies(*make_r3_fixed_policy(), c, 0, 0, 1), (std::vector<Copy>{{1, 0, 1, false}}));
   EXPECT_EQ(copies(*faulty(Fault::chunk_row0), c, 0, 0, 1), (std::vector<Copy>{{0, 0, 1, false}}));

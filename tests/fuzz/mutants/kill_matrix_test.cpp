@@ -10,13 +10,7 @@ namespace r3 {
 namespace {
 
 MutantsOptions small_budget() {
-  MutantsOptions o;
-  o.seeds = 5;
-  o.max_cases = 2000;
-  o.shrink = false;
-  o.equivalence_bounds = {3, 3, 4, 4, 2, 1, 65536};
-  o.jobs = 2;
-  return o;
+  return {.seeds = 5, .max_cases = 2000, .shrink = false, .equivalence_bounds = {3, 3, 4, 4, 2, 1, 65536}, .jobs = 2};
 }
 
 TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {

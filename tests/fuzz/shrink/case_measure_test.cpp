@@ -2,16 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/case_fixtures.hpp"
+
 namespace r3 {
 namespace {
 
-Case minimal_sp_case() {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.tokens = {1, 0};
-  c.path = Path::gathered;
-  return c;
-}
+Case minimal_sp_case() { return test::smallest_sp_gathered_case(); }
 
 TEST(NonDefaultFields, CountsScalarsNonZeroTokensAndListEntries) {
   EXPECT_EQ(non_default_fields(Case{}), 0);

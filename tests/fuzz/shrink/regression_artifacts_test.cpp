@@ -9,6 +9,7 @@
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
+#include "tests/support/case_fixtures.hpp"
 
 // The TEST `r3fuzz shrink big.json --impl vllm-pre-50874` printed, pasted verbatim: it must
 // compile and pass here, and the generator must still print exactly it (below).
@@ -17,13 +18,7 @@
 namespace r3 {
 namespace {
 
-Case minimal_spurious_reject() {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.tokens = {1, 0};
-  c.path = Path::gathered;
-  return c;
-}
+Case minimal_spurious_reject() { return test::smallest_sp_gathered_case(); }
 
 Judgement judged(const Case& c, std::unique_ptr<CapturePolicy> policy) {
   PolicyImplementation impl(std::move(policy));
