@@ -28,6 +28,10 @@ class CapturePolicy {
   virtual Allocation allocate(const Case& c) const = 0;
   // Fills `out` (cleared first by the caller) with the copies or the rejection.
   virtual void decide(const CaptureCall& call, CaptureDecision& out) const = 0;
+  // False when decide() never reads CaptureCall::tp_rank, as in vLLM, where every TP rank of a
+  // DP rank takes the same decision from the same shapes. The symbolic judge then decides once
+  // per TP group. True (the safe default) for any policy that may treat TP ranks differently.
+  virtual bool reads_tp_rank() const { return true; }
 };
 
 // vLLM after PR #50874 (spec section 7).

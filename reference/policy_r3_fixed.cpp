@@ -17,6 +17,7 @@ std::string text(int64_t v) { return std::to_string(v); }
 
 class R3Fixed final : public CapturePolicy {
  public:
+  bool reads_tp_rank() const override { return false; }
   std::string_view name() const override { return "r3-fixed"; }
 
   Allocation allocate(const Case& c) const override {

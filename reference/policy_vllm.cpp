@@ -33,6 +33,7 @@ void copy_rows(std::string_view branch, const CaptureCall& call, int64_t src, in
 
 class Vllm50874 final : public CapturePolicy {
  public:
+  bool reads_tp_rank() const override { return false; }
   std::string_view name() const override { return "vllm-50874"; }
 
   Allocation allocate(const Case& c) const override {
@@ -77,6 +78,7 @@ class Vllm50874 final : public CapturePolicy {
 
 class VllmPre50874 final : public CapturePolicy {
  public:
+  bool reads_tp_rank() const override { return false; }
   std::string_view name() const override { return "vllm-pre-50874"; }
 
   Allocation allocate(const Case& c) const override {

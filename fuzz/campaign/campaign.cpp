@@ -1,5 +1,7 @@
 #include "fuzz/campaign/campaign.hpp"
 
+
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
@@ -66,9 +68,12 @@ bool CampaignReport::failed() const {
 }
 
 std::string finding_file_name(const Signature& signature) {
+  // A name a shell takes unquoted: external:COMMAND signatures carry spaces, quotes and slashes.
   std::string name = signature.text();
-  for (char& ch : name)
-    if (ch == '/') ch = '-';
+  for (char& ch : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '+' || ch == '-';
+    if (!plain) ch = '-';
+  }
   return name + ".json";
 }
 
@@ -87,6 +92,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   const Clock::time_point start = Clock::now();
   Clock::time_point next_progress = start;
   double elapsed = 0;
+  std::vector<Judgement> judgements(impls.size());  // one per implementation, reused case after case
 
   for (uint64_t index = 0;; ++index) {
     if (options.max_cases && report.cases >= *options.max_cases) break;
@@ -120,7 +126,8 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       }
       ++report.distribution.judged[std::string(to_string(*mode))];
       // Only the reported rank's words are read here; rendering every rank's costs more than judging.
-      const Judgement j = judge_case(*impl, g.c, *step, *mode, RankDetails::reported_ranks);
+      Judgement& j = judgements[static_cast<size_t>(&impl - impls.data())];
+      judge_case_into(j, *impl, g.c, *step, *mode, RankDetails::reported_ranks);
       const std::string name = j.impl;
       ++report.distribution.branch[name][branch_taken(j)];
       ++report.distribution.verdict[name][verdict_key(j)];

@@ -61,6 +61,15 @@ Judgement judge_case(const Implementation& impl, const Case& c, const Step& step
   return judge_concrete(c, step, *outcome, impl.name());
 }
 
+void judge_case_into(Judgement& out, const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
+                     RankDetails details) {
+  if (mode == JudgeMode::symbolic) {
+    R3_CHECK(impl.policy() != nullptr, "symbolic judging needs a policy");
+    return judge_symbolic_into(out, c, step, *impl.policy(), impl.name(), details);
+  }
+  out = judge_case(impl, c, step, mode, details);
+}
+
 std::string branch_taken(const Judgement& j) {
   if (!j.branch.empty()) return j.branch;
   if (j.ranks.empty() || j.ranks.front().branches.empty()) return "none";

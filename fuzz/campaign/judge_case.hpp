@@ -35,6 +35,10 @@ std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl
 Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
                      RankDetails details = RankDetails::every_rank);
 
+// The same into `out`, reusing its storage where the judge can (symbolic mode).
+void judge_case_into(Judgement& out, const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
+                     RankDetails details);
+
 // The branch a judgement took: the failing rank's, else TP rank 0 of DP rank 0's ("error"
 // when a call raised, else its last call's branch).
 std::string branch_taken(const Judgement& j);

@@ -19,6 +19,11 @@ enum class RankDetails { every_rank, reported_ranks };
 Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
                          RankDetails details = RankDetails::every_rank);
 
+// The same into `out`, reusing its storage: a campaign judges millions of cases, and a fresh
+// Judgement per case costs more in allocation than the judging does.
+void judge_symbolic_into(Judgement& out, const Case& c, const Step& step, const CapturePolicy& policy,
+                         std::string_view impl_name, RankDetails details);
+
 // Judges an implementation's concrete run: every buffer it returned is compared whole,
 // guard rows included, against the reference image (capture rows [0, n_d) of the layer hold
 // tokens (d, 0..n_d-1), every other row and layer untouched; replay rows hold the routing of

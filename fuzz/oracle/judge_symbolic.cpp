@@ -168,35 +168,65 @@ void render_reported(Judgement& j, const std::vector<Finding>& findings, size_t 
   }
 }
 
+// True when rank r's capture() sees exactly what its TP neighbour r-1 saw but for the TP rank,
+// so a policy that ignores the TP rank decides the same.
+bool same_view_as_neighbour(const Step& step, size_t r) {
+  if (r % static_cast<size_t>(step.tp) == 0) return false;
+  for (const Call& call : step.calls) {
+    const RankView& mine = call.ranks[r];
+    const RankView& left = call.ranks[r - 1];
+    if (call.tensors[static_cast<size_t>(mine.received)].rows() != call.tensors[static_cast<size_t>(left.received)].rows())
+      return false;
+  }
+  return true;
+}
+
+void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
+  rank.dp = static_cast<int>(r) / tp;
+  rank.tp = static_cast<int>(r) % tp;
+  rank.verdict = Verdict::pass;
+  rank.branches.resize(calls);
+  rank.rows.reset();
+  rank.detail.clear();
+  rank.rejected = false;
+  rank.tp_gathers.assign(calls, 0);
+}
+
 }  // namespace
 
-Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
-                         RankDetails details) {
+void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const CapturePolicy& policy,
+                         std::string_view impl_name, RankDetails details) {
   thread_local Scratch s;
-  Judgement j;
-  j.impl = std::string(impl_name);
+  j.impl.assign(impl_name);
+  j.verdict = Verdict::pass;
+  j.severity = Severity::none;
+  j.branch.clear();
+  j.detail.clear();
   j.allocation = policy.allocate(c);
   const BufferShape buffer{j.allocation.capture_rows, c.model.layers, c.model.top_k};
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   const size_t calls = step.calls.size();
+  const bool per_tp_group = !policy.reads_tp_rank();
   j.ranks.resize(rank_count);
   s.findings.assign(rank_count, Finding{});
   s.decisions.resize(2);
   for (auto& slot : s.decisions) slot.resize(calls);
   for (size_t r = 0; r < rank_count; ++r) {
     RankJudgement& rank = j.ranks[r];
-    rank.dp = static_cast<int>(r) / step.tp;
-    rank.tp = static_cast<int>(r) % step.tp;
-    rank.branches.resize(calls);
-    rank.tp_gathers.assign(calls, 0);
+    reset(rank, r, step.tp, calls);
     std::vector<CaptureDecision>& mine = s.decisions[r % 2];
-    for (size_t k = 0; k < calls; ++k) {
-      const Call& call = step.calls[k];
-      mine[k].clear();
-      policy.decide(capture_call_for(step, call, call.ranks[r], buffer), mine[k]);
-      rank.branches[k] = mine[k].branch;
+    const std::vector<CaptureDecision>& theirs = s.decisions[(r + 1) % 2];
+    if (per_tp_group && same_view_as_neighbour(step, r)) {
+      for (size_t k = 0; k < calls; ++k) mine[k] = theirs[k];
+    } else {
+      for (size_t k = 0; k < calls; ++k) {
+        const Call& call = step.calls[k];
+        mine[k].clear();
+        policy.decide(capture_call_for(step, call, call.ranks[r], buffer), mine[k]);
+      }
     }
-    if (mirrors_neighbour(step, r, mine, s.decisions[(r + 1) % 2])) {
+    for (size_t k = 0; k < calls; ++k) rank.branches[k] = mine[k].branch;
+    if (mirrors_neighbour(step, r, mine, theirs)) {
       const RankJudgement& left = j.ranks[r - 1];
       rank.verdict = left.verdict;
       rank.rows = left.rows;
@@ -215,6 +245,12 @@ Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& p
     render_reported(j, s.findings, calls);
   }
   conclude(j, c, step);
+}
+
+Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
+                         RankDetails details) {
+  Judgement j;
+  judge_symbolic_into(j, c, step, policy, impl_name, details);
   return j;
 }
 
