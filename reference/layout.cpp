@@ -252,6 +252,7 @@ std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, b
 
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp) {
   std::vector<Segment> segments;
+  segments.reserve(sp ? n.size() * static_cast<size_t>(tp) : n.size());
   int64_t offset = 0;
   for (size_t d = 0; d < n.size(); ++d) {
     const int di = static_cast<int>(d);

@@ -62,11 +62,31 @@ std::string render(const Finding& f, int dp, int tp, size_t calls) {
 }
 
 struct Scratch {
-  std::vector<std::vector<CaptureDecision>> decisions;  // [rank % 2][call]: this rank's and its neighbour's
-  std::vector<Finding> findings;                        // per rank
+  std::vector<CaptureDecision> decisions;  // per call: the decisions of the rank being judged
+  std::vector<CaptureDecision> previous;   // per call: its TP neighbour's, when they differ
+  std::vector<Finding> findings;           // per rank; a rank that mirrors its neighbour uses the neighbour's
+  std::vector<size_t> finding_of;          // per rank: whose entry in `findings` holds its finding
   RowImage image;
   RowTensor gathered;
+  std::vector<RankJudgement> spare_ranks;  // rank judgements a smaller case left over, storage intact
 };
+
+// Resizes `ranks` without freeing the storage inside the judgements it drops: rank counts swing
+// from 1 to 512 between cases, and reallocating every rank's vectors each time dominated.
+void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, std::vector<RankJudgement>& spare) {
+  while (ranks.size() > count) {
+    spare.push_back(std::move(ranks.back()));
+    ranks.pop_back();
+  }
+  while (ranks.size() < count) {
+    if (spare.empty()) {
+      ranks.emplace_back();
+      continue;
+    }
+    ranks.push_back(std::move(spare.back()));
+    spare.pop_back();
+  }
+}
 
 // The TP all-gather an implementation asked for where the reference has none: the
 // concatenation of what every TP rank of the group received (spec corner case 10).
@@ -84,13 +104,14 @@ bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
   return a.branch == b.branch && a.rejected == b.rejected && a.error == b.error && a.copies == b.copies;
 }
 
-// True when rank r reads exactly what rank r-1 (same DP rank) read and decided the same:
-// then its buffer, verdict and finding are r-1's.
+// True when rank r reads exactly what rank r-1 (same DP rank) read and decided the same
+// (`decided_again` false: the decisions are r-1's by construction): then its buffer, verdict
+// and finding are r-1's.
 bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDecision>& mine,
-                       const std::vector<CaptureDecision>& theirs) {
+                       const std::vector<CaptureDecision>& theirs, bool decided_again) {
   if (r % static_cast<size_t>(step.tp) == 0) return false;
   for (size_t k = 0; k < step.calls.size(); ++k) {
-    if (!same_decision(mine[k], theirs[k])) return false;
+    if (decided_again && !same_decision(mine[k], theirs[k])) return false;
     const Call& call = step.calls[k];
     const bool same_input = call.ranks[r].received == call.ranks[r - 1].received;
     for (const Copy& copy : mine[k].copies)
@@ -156,13 +177,13 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
 
 // The ranks whose words a report can show: the first failing rank conclude() may settle on
 // with TP rank 0 or a non-latent verdict, and the first failing rank of all.
-void render_reported(Judgement& j, const std::vector<Finding>& findings, size_t calls) {
+void render_reported(Judgement& j, const Scratch& s, size_t calls) {
   bool first = true, first_published = true;
   for (size_t r = 0; r < j.ranks.size() && (first || first_published); ++r) {
     RankJudgement& rank = j.ranks[r];
     if (rank.verdict == Verdict::pass) continue;
     const bool published = rank.tp == 0 || rank.verdict != Verdict::wrong_rows;
-    if (first || (first_published && published)) rank.detail = render(findings[r], rank.dp, rank.tp, calls);
+    if (first || (first_published && published)) rank.detail = render(s.findings[s.finding_of[r]], rank.dp, rank.tp, calls);
     first = false;
     if (published) first_published = false;
   }
@@ -207,42 +228,44 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   const size_t calls = step.calls.size();
   const bool per_tp_group = !policy.reads_tp_rank();
-  j.ranks.resize(rank_count);
-  s.findings.assign(rank_count, Finding{});
-  s.decisions.resize(2);
-  for (auto& slot : s.decisions) slot.resize(calls);
+  resize_keeping_storage(j.ranks, rank_count, s.spare_ranks);
+  s.findings.resize(rank_count);
+  s.finding_of.resize(rank_count);
+  s.decisions.resize(calls);
+  s.previous.resize(calls);
   for (size_t r = 0; r < rank_count; ++r) {
     RankJudgement& rank = j.ranks[r];
     reset(rank, r, step.tp, calls);
-    std::vector<CaptureDecision>& mine = s.decisions[r % 2];
-    const std::vector<CaptureDecision>& theirs = s.decisions[(r + 1) % 2];
-    if (per_tp_group && same_view_as_neighbour(step, r)) {
-      for (size_t k = 0; k < calls; ++k) mine[k] = theirs[k];
-    } else {
+    // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
+    const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
+    if (decided_again) {
+      s.previous.swap(s.decisions);
       for (size_t k = 0; k < calls; ++k) {
         const Call& call = step.calls[k];
-        mine[k].clear();
-        policy.decide(capture_call_for(step, call, call.ranks[r], buffer), mine[k]);
+        s.decisions[k].clear();
+        policy.decide(capture_call_for(step, call, call.ranks[r], buffer), s.decisions[k]);
       }
     }
-    for (size_t k = 0; k < calls; ++k) rank.branches[k] = mine[k].branch;
-    if (mirrors_neighbour(step, r, mine, theirs)) {
+    for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
+    if (mirrors_neighbour(step, r, s.decisions, s.previous, decided_again)) {
       const RankJudgement& left = j.ranks[r - 1];
       rank.verdict = left.verdict;
       rank.rows = left.rows;
       rank.rejected = left.rejected;
       rank.tp_gathers = left.tp_gathers;
-      s.findings[r] = s.findings[r - 1];
+      s.finding_of[r] = s.finding_of[r - 1];
       continue;
     }
-    judge_rank(step, r, mine, buffer.rows, s, rank, s.findings[r]);
+    s.finding_of[r] = r;
+    s.findings[r].kind = Finding::Kind::none;
+    judge_rank(step, r, s.decisions, buffer.rows, s, rank, s.findings[r]);
   }
   if (details == RankDetails::every_rank) {
     for (size_t r = 0; r < rank_count; ++r)
       if (j.ranks[r].verdict != Verdict::pass)
-        j.ranks[r].detail = render(s.findings[r], j.ranks[r].dp, j.ranks[r].tp, calls);
+        j.ranks[r].detail = render(s.findings[s.finding_of[r]], j.ranks[r].dp, j.ranks[r].tp, calls);
   } else {
-    render_reported(j, s.findings, calls);
+    render_reported(j, s, calls);
   }
   conclude(j, c, step);
 }
