@@ -44,6 +44,7 @@ class R3Fixed final : public CapturePolicy {
     const auto& across = call.metadata->num_tokens_across_dp;
     const auto& sizes = call.metadata->local_sizes;
     const int D = call.dp_size;
+    if (D == 1) return out.reject("DP metadata on a step with dp_size 1 (a single DP rank has none)");
     if (static_cast<int>(across.size()) != D) {
       return out.reject("num_tokens_across_dp has " + text(static_cast<int64_t>(across.size())) +
                         " entries for dp_size " + text(D));

@@ -120,6 +120,11 @@ Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv) {
     else if (value != "0" && !value.empty()) return Error{"R3FUZZ_STRICT: \"" + value + "\" is not 0 or 1"};
   }
   if (const char* known = getenv("R3FUZZ_KNOWN")) config.known_dir = known;
+  if (const char* overrides = getenv("R3FUZZ_METADATA_OVERRIDES")) {
+    const std::string value = overrides;
+    if (value == "1") config.metadata_overrides = true;
+    else if (value != "0" && !value.empty()) return Error{"R3FUZZ_METADATA_OVERRIDES: \"" + value + "\" is not 0 or 1"};
+  }
   return config;
 }
 
@@ -135,6 +140,10 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
 
 DifferentialVerdict DifferentialRunner::run(const Case& c) const {
   DifferentialVerdict verdict;
+  if (c.metadata && !config_.metadata_overrides) {
+    verdict.skipped = true;
+    return verdict;
+  }
   auto step = derive_step(c);
   R3_CHECK(step.ok(), "the fuzz targets only run valid cases");
   std::vector<std::string> names;

@@ -9,6 +9,9 @@
 //   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's spec corner case 2 is latent)
 //   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
 //                  of them shows are known bugs, printed once and not aborted on
+//   R3FUZZ_METADATA_OVERRIDES  1: also judge inputs whose DP metadata disagrees with their layout
+//                  (spec corner case 8). Off by default, as in `r3fuzz run`: some disagreements
+//                  cannot be seen from shapes by any capture code, so even r3-fixed misses them.
 #pragma once
 
 #include <functional>
@@ -30,6 +33,7 @@ struct DifferentialConfig {
   std::string fault;               // "" = none
   bool strict = false;
   std::string known_dir;           // "" = none
+  bool metadata_overrides = false;
 };
 
 using GetEnv = std::function<const char*(const char*)>;
@@ -38,6 +42,7 @@ using GetEnv = std::function<const char*(const char*)>;
 Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv);
 
 struct DifferentialVerdict {
+  bool skipped = false;        // not judged: a metadata override while R3FUZZ_METADATA_OVERRIDES is off
   bool abort = false;          // a failing (or, strict, latent) verdict with an unknown signature
   std::string report;          // the readable report and the JSON case; empty when every judgement passed
   std::vector<Signature> known_hits;  // failures skipped as known

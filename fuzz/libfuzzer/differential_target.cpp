@@ -43,6 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto c = r3::case_from_binary(std::span<const uint8_t>(data, size));
   if (!c) return -1;
   const r3::DifferentialVerdict verdict = runner().run(*c);
+  if (verdict.skipped) return -1;  // not judged: keep it out of the corpus
   static std::set<r3::Signature> reported_known;
   for (const r3::Signature& s : verdict.known_hits) {
     if (reported_known.insert(s).second) {

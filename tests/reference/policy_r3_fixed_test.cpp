@@ -26,6 +26,14 @@ class R3FixedTest : public ::testing::Test {
   Step step;
 };
 
+TEST_F(R3FixedTest, RejectsDpMetadataOnASingleRankStep) {
+  Case c = make_case({1, 1, false, false}, 3, {3}, Path::single);
+  c.metadata = MetadataOverride{std::nullopt, true, V{3}};
+  const CaptureDecision d = decide(c, 0, 0);
+  EXPECT_TRUE(d.rejected);
+  EXPECT_EQ(d.error, "DP metadata on a step with dp_size 1 (a single DP rank has none)");
+}
+
 TEST_F(R3FixedTest, AllocatesForTheLargestStep) {
   Case c = make_case(test::kDp2Tp2EpSp, 7, {3, 2}, Path::gathered, true);
   Allocation a = policy->allocate(c);
@@ -90,7 +98,7 @@ TEST_F(R3FixedTest, RejectsMetadataThatDisagrees) {
   EXPECT_EQ(decide(c, 0, 0).error, "num_tokens_across_dp has 3 entries for dp_size 2");
   Case single = make_case(test::kSingle, 8, {3}, Path::single);
   single.metadata = MetadataOverride{V{3}, false, {}};
-  EXPECT_EQ(decide(single, 0, 0).error, "local_sizes unset on a step with DP metadata");
+  EXPECT_EQ(decide(single, 0, 0).error, "DP metadata on a step with dp_size 1 (a single DP rank has none)");
 }
 
 }  // namespace

@@ -39,6 +39,37 @@ TEST(DifferentialConfig, ReadsTheEnvironment) {
   EXPECT_EQ(bad.error().message, "R3FUZZ_STRICT: \"yes\" is not 0 or 1");
 }
 
+TEST(DifferentialConfig, MetadataOverridesAreOffUnlessAskedFor) {
+  auto off = differential_config_from_env(env({}));
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->metadata_overrides);
+  auto on = differential_config_from_env(env({{"R3FUZZ_METADATA_OVERRIDES", "1"}}));
+  ASSERT_TRUE(on);
+  EXPECT_TRUE(on->metadata_overrides);
+  auto bad = differential_config_from_env(env({{"R3FUZZ_METADATA_OVERRIDES", "on"}}));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "R3FUZZ_METADATA_OVERRIDES: \"on\" is not 0 or 1");
+}
+
+TEST(DifferentialRunner, SkipsMetadataOverridesUnlessAskedFor) {
+  // Equal sums with permuted counts: no capture code can see the disagreement from shapes.
+  Case c = test::make_case({2, 1, false, false}, 4, {3, 1}, Path::gathered);
+  c.metadata = MetadataOverride{std::vector<int64_t>{1, 3}, true, std::vector<int64_t>{1, 3}};
+  auto lenient = DifferentialRunner::create({{"r3-fixed"}, "", false, ""});
+  ASSERT_TRUE(lenient);
+  const DifferentialVerdict skipped = lenient->run(c);
+  EXPECT_TRUE(skipped.skipped);
+  EXPECT_FALSE(skipped.abort);
+  DifferentialConfig config{{"r3-fixed"}, "", false, ""};
+  config.metadata_overrides = true;
+  auto judging = DifferentialRunner::create(config);
+  ASSERT_TRUE(judging);
+  const DifferentialVerdict judged = judging->run(c);
+  EXPECT_FALSE(judged.skipped);
+  EXPECT_TRUE(judged.abort);
+  EXPECT_NE(judged.report.find("r3-fixed/missed_reject/gathered/"), std::string::npos) << judged.report;
+}
+
 TEST(DifferentialRunner, DefaultsToVllm50874AndNamesUnknownImplementations) {
   auto runner = DifferentialRunner::create({});
   ASSERT_TRUE(runner) << runner.error().message;
