@@ -5,7 +5,9 @@
 # Build output goes to stderr so that stdout carries only r3fuzz's output.
 set -euo pipefail
 
-DEFAULT_ARGS=(run --time 10 --mode mixed)
+# The main job: a 10-second differential campaign of the built-in policy models and the GPU
+# pipeline on its host backend. It exits 1: it finds vLLM's documented bugs (docs/FINDINGS.md).
+DEFAULT_ARGS=(run --time 10 --mode mixed --impl vllm-50874 --impl vllm-pre-50874 --impl r3-fixed --impl gpu)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BIN="$ROOT/build/default/fuzz/cli/r3fuzz"
