@@ -9,10 +9,8 @@ namespace r3::gpu {
 namespace {
 
 Result<std::unique_ptr<CapturePolicy>> policy_named(std::string_view name) {
-  if (name == "vllm-50874") return make_vllm_50874_policy();
-  if (name == "vllm-pre-50874") return make_vllm_pre_50874_policy();
-  if (name == "r3-fixed") return make_r3_fixed_policy();
-  return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: vllm-50874, vllm-pre-50874, r3-fixed"};
+  if (auto policy = make_policy(name)) return policy;
+  return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: " + std::string(policy_names())};
 }
 
 class Gpu final : public GpuImplementation {

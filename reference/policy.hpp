@@ -41,6 +41,11 @@ std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy();
 // The proposed fix: correct on every path of the model (spec sections 7 to 9).
 std::unique_ptr<CapturePolicy> make_r3_fixed_policy();
 
+// The policy model of that name (vllm-50874, vllm-pre-50874, r3-fixed), or null.
+std::unique_ptr<CapturePolicy> make_policy(std::string_view name);
+// "vllm-50874, vllm-pre-50874, r3-fixed".
+std::string_view policy_names();
+
 // Replay buffer rows under vLLM's sizing after #50874: M * (D*T if EP else D).
 int64_t dispatch_group_replay_rows(const Case& c);
 

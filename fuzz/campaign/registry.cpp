@@ -1,10 +1,14 @@
 #include "fuzz/campaign/registry.hpp"
 
+#include <optional>
+#include <utility>
+
 #if R3FUZZ_HAVE_GPU
 #include "gpu/gpu_implementation.hpp"
 #endif
 
 #include "fuzz/adapter/external_implementation.hpp"
+#include "fuzz/mutants/faulty_policy.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/policy.hpp"
 
@@ -66,6 +70,18 @@ Made make_gpu(std::string_view policy, const ImplementationOptions& o) {
 
 bool is_prefix_entry(std::string_view name) { return !name.empty() && name.back() == ':'; }
 
+// "<impl>+<fault>" and "<impl>+fault:<fault>", the names faulted implementations report (and so
+// the names findings and regression entries carry), when the suffix is a fault of design.md's table.
+std::optional<std::pair<std::string_view, Fault>> split_fault(std::string_view spec) {
+  const size_t plus = spec.rfind('+');
+  if (plus == std::string_view::npos) return std::nullopt;
+  std::string_view name = spec.substr(plus + 1);
+  if (name.starts_with("fault:")) name.remove_prefix(6);
+  auto fault = parse_fault(name);
+  if (!fault) return std::nullopt;
+  return std::pair{spec.substr(0, plus), *fault};
+}
+
 }  // namespace
 
 const std::vector<RegisteredImplementation>& registered_implementations() {
@@ -84,6 +100,22 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
 }
 
 Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spec, const ImplementationOptions& options) {
+  if (auto faulted = split_fault(spec)) {
+    const auto& [base, fault] = *faulted;
+    if (!options.fault.empty()) {
+      return Error{"--impl " + std::string(spec) + ": names a fault already, and --fault gives " + options.fault};
+    }
+    if (auto policy = make_policy(base)) {
+      if (!options.backend.empty() || !options.selection.empty()) {
+        return Error{"--impl " + std::string(spec) + ": a policy model has no backend or device selection"};
+      }
+      return std::unique_ptr<Implementation>(
+          std::make_unique<PolicyImplementation>(make_faulty_policy(std::move(policy), fault)));
+    }
+    ImplementationOptions with_fault = options;
+    with_fault.fault = std::string(to_string(fault));
+    return make_implementation(base, with_fault);
+  }
   for (const RegisteredImplementation& entry : registered_implementations()) {
     if (is_prefix_entry(entry.name)) {
       if (spec.substr(0, entry.name.size()) != entry.name) continue;

@@ -67,7 +67,8 @@ Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const Differenti
 std::optional<Judgement> judge(const Implementation& impl, const Case& c, const Step& step) {
   const auto mode = choose_judge_mode(Mode::mixed, impl, c);
   if (!mode) return std::nullopt;
-  return judge_case(impl, c, step, *mode);
+  // Only the reported rank's words reach a report; rendering every rank's costs more than judging.
+  return judge_case(impl, c, step, *mode, RankDetails::reported_ranks);
 }
 
 // Signatures the regression cases in `dir` show for the implementation each one names.

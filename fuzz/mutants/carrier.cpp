@@ -6,21 +6,10 @@
 #include "reference/policy.hpp"
 
 namespace r3 {
-namespace {
-
-std::unique_ptr<CapturePolicy> policy_named(std::string_view name) {
-  if (name == "r3-fixed") return make_r3_fixed_policy();
-  if (name == "vllm-50874") return make_vllm_50874_policy();
-  if (name == "vllm-pre-50874") return make_vllm_pre_50874_policy();
-  return nullptr;
-}
-
-}  // namespace
-
 bool is_value_fault(Fault f) { return f == Fault::narrow_int16; }
 
 Result<std::unique_ptr<Implementation>> make_subject(std::string_view impl, std::optional<Fault> fault) {
-  if (auto policy = policy_named(impl)) {
+  if (auto policy = make_policy(impl)) {
     if (fault) policy = make_faulty_policy(std::move(policy), *fault);
     return std::unique_ptr<Implementation>(std::make_unique<PolicyImplementation>(std::move(policy)));
   }

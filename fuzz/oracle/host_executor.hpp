@@ -30,7 +30,7 @@ constexpr int32_t stored_value(int32_t value, int bits) {
 }
 
 struct HostRunStats {
-  int64_t rows_dropped = 0;  // writes beyond the guard regions, clamped (not stored)
+  int64_t rows_folded = 0;  // writes beyond the guard regions, stored on their outermost row
 };
 
 // Runs `policy` on the step. `stats` (optional) counts what the guard regions could not hold.

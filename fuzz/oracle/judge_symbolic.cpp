@@ -25,6 +25,7 @@ struct Finding {
   Copy copy;          // short_read
   int64_t source_rows = 0;
   int64_t past_end = 0;  // overflow
+  int64_t before_start = 0;
   int64_t buffer_rows = 0;
   RowImage::Difference difference;
 };
@@ -53,8 +54,11 @@ std::string render(const Finding& f, int dp, int tp, size_t calls) {
       return rank_name(dp, tp) + " copies rows [" + std::to_string(f.copy.src_row) + ", " +
              std::to_string(f.copy.src_row + f.copy.rows) + ") of a " + std::to_string(f.source_rows) + "-row tensor";
     case Finding::Kind::overflow:
-      return "capture buffer of " + rank_name(dp, tp) + ": " + std::to_string(f.past_end) +
-             " rows written past its end (it holds " + std::to_string(f.buffer_rows) + " rows)";
+      // The same words as the concrete judge's guard check, so both modes name a bug alike.
+      return "capture buffer of " + rank_name(dp, tp) + ": " +
+             (f.past_end > 0 ? std::to_string(f.past_end) + " rows written past its end"
+                             : std::to_string(f.before_start) + " rows written before its start") +
+             " (it holds " + std::to_string(f.buffer_rows) + " rows)";
     case Finding::Kind::difference:
       return describe_difference(f.difference, dp, tp, calls);
   }
@@ -124,7 +128,7 @@ bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDeci
 void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& decisions, int64_t buffer_rows,
                 Scratch& s, RankJudgement& rank, Finding& finding) {
   s.image.clear();
-  int64_t past_end = 0;
+  int64_t past_end = 0, before_start = 0;
   int copies_made = 0;
   for (size_t k = 0; k < step.calls.size(); ++k) {
     const Call& call = step.calls[k];
@@ -153,16 +157,20 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
         finding.copy = copy;
         finding.source_rows = source.rows();
       }
-      const int64_t fits = std::clamp<int64_t>(buffer_rows - copy.dst_row, 0, readable);
       past_end = std::max(past_end, copy.dst_row + readable - buffer_rows);
-      s.image.write(copy.dst_row, source, copy.src_row, fits, call.index);
+      before_start = std::max(before_start, std::min(-copy.dst_row, readable));
+      // Only rows inside [0, buffer_rows) reach the image; the rest are the overflow.
+      const int64_t skip = std::clamp<int64_t>(-copy.dst_row, 0, readable);
+      const int64_t fits = std::clamp<int64_t>(buffer_rows - (copy.dst_row + skip), 0, readable - skip);
+      s.image.write(copy.dst_row + skip, source, copy.src_row + skip, fits, call.index);
     }
   }
   if (rank.rejected || step.rejection) return;
-  if (past_end > 0) {
+  if (past_end > 0 || before_start > 0) {
     rank.verdict = Verdict::overflow;
     finding.kind = Finding::Kind::overflow;
     finding.past_end = past_end;
+    finding.before_start = before_start;
     finding.buffer_rows = buffer_rows;
     return;
   }

@@ -35,6 +35,23 @@ TEST(Registry, PolicyModelsRejectOptionsTheyHaveNoUseFor) {
             "--backend: r3-fixed is a policy model and has no backend");
 }
 
+TEST(Registry, BuildsFaultedImplementationsByTheNamesTheyReport) {
+  // The names findings, shrunk cases and regression entries carry in "expect.impl".
+  for (const char* name : {"r3-fixed+tp-major-order", "vllm-50874+no-trim", "gpu+fault:no-trim", "gpu:r3-fixed+fault:floor-sp"}) {
+    auto impl = make_implementation(name, {});
+    ASSERT_TRUE(impl.ok()) << name << ": " << impl.error().message;
+    EXPECT_EQ((*impl)->name(), name);
+  }
+  EXPECT_NE((*make_implementation("r3-fixed+no-trim", {}))->policy(), nullptr);
+  ImplementationOptions twice;
+  twice.fault = "floor-sp";
+  EXPECT_EQ(make_implementation("r3-fixed+no-trim", twice).error().message,
+            "--impl r3-fixed+no-trim: names a fault already, and --fault gives floor-sp");
+  EXPECT_EQ(make_implementation("r3-fixed+no-such-fault", {}).error().message.rfind(
+                "--impl r3-fixed+no-such-fault: unknown implementation", 0),
+            0u);
+}
+
 TEST(Registry, DefaultsAreBothVllmModels) {
   EXPECT_EQ(default_implementation_names(), (std::vector<std::string>{"vllm-50874", "vllm-pre-50874"}));
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fuzz/oracle/judge.hpp"
 #include "reference/provenance.hpp"
 #include "tests/support/case_fixtures.hpp"
 
@@ -45,6 +46,30 @@ TEST(HostExecutor, MonolithicKernelOverrunsAPerRankReplayBufferIntoItsGuard) {
   EXPECT_EQ(body_value(replay, 4, 0), token_1_0);  // gathered row 4 = token (1, 0), first guard row
   EXPECT_EQ(replay.data.front(), stored_value(kCanary, 16));  // nothing before the start
   EXPECT_EQ(replay.data.back(), replay_value(routing_value({RowKind::token, 1, 2}, 1), 64));  // last row, k 1
+}
+
+// A policy that copies its rows far past any guard region (as a buggy adapter might).
+class FarWriter final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "far-writer"; }
+  Allocation allocate(const Case& c) const override { return {c.max_num_tokens, std::nullopt, 16}; }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    out.branch = branch::local;
+    out.copies.push_back({1'000'000, 0, call.rows, false});
+  }
+};
+
+TEST(HostExecutor, WritesBeyondTheGuardLandOnItsOutermostRowAndCount) {
+  const Case c = make_case(test::kDp2, 4, {3, 2}, Path::local);
+  const Step step = derive_step(c).value();
+  HostRunStats stats;
+  const ConcreteOutcome out = execute_on_host(c, step, FarWriter{}, &stats);
+  const GuardedImage& img = out.ranks[0].capture;
+  EXPECT_EQ(img.guard_rows, kMaxGuardRows);
+  const int64_t last_guard_row = img.rows + img.guard_rows - 1;
+  EXPECT_EQ(body_value(img, last_guard_row, 2), routing_value({RowKind::token, 0, 2}, 0));  // the last write wins
+  EXPECT_EQ(stats.rows_folded, 3 + 2);  // every row of both DP ranks (TP 1)
+  EXPECT_EQ(judge_concrete(c, step, out, "far-writer").verdict, Verdict::overflow);
 }
 
 TEST(HostExecutor, StoredValueTruncatesAndSignExtends) {

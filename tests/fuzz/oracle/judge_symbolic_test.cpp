@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "fuzz/oracle/host_executor.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
@@ -56,6 +57,18 @@ TEST(JudgeSymbolic, WritingPastTheBufferIsAnOverflow) {
   EXPECT_EQ(j.detail, "capture buffer of dp 0 tp 0: 1 rows written past its end (it holds 3 rows)");
   EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
   EXPECT_EQ(j.ranks[1].detail, "buffer row 0 of dp 1 tp 0 holds an untouched row, expected token (1, 0)");
+}
+
+TEST(JudgeSymbolic, WritingBeforeRowZeroIsAnOverflowAsInConcreteMode) {
+  const Case c = make_case(test::kDp2, 4, {3, 1}, Path::local);
+  const FixedCopyPolicy policy(0, -2);
+  const Judgement j = judge(c, policy);
+  EXPECT_EQ(j.verdict, Verdict::overflow);
+  EXPECT_EQ(j.detail, "capture buffer of dp 0 tp 0: 2 rows written before its start (it holds 4 rows)");
+  const Step step = derive_step(c).value();
+  const Judgement concrete = judge_concrete(c, step, execute_on_host(c, step, policy), policy.name());
+  EXPECT_EQ(concrete.verdict, j.verdict);
+  EXPECT_EQ(concrete.detail, j.detail);
 }
 
 TEST(JudgeSymbolic, Vllm50874PassesTheUpstreamLayouts) {
