@@ -6,6 +6,18 @@ const RowTensor& reference_source(const Call& call, const RankView& view) {
   return call.tensors[static_cast<size_t>(view.tp_gathered >= 0 ? view.tp_gathered : view.received)];
 }
 
+const RowTensor& copy_source(const Call& call, const RankView& view, bool from_tp_gather, int tp, RowTensor& scratch) {
+  if (!from_tp_gather) return call.tensors[static_cast<size_t>(view.received)];
+  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
+  scratch.clear();
+  for (int t = 0; t < tp; ++t) {
+    const RankView& member = call.ranks[static_cast<size_t>(view.dp * tp + t)];
+    const RowTensor& part = call.tensors[static_cast<size_t>(member.received)];
+    scratch.append_slice(part, {0, part.rows()});
+  }
+  return scratch;
+}
+
 std::vector<Copy> expected_copies(const Call& call, const RankView& view) {
   std::vector<Copy> copies;
   const bool tp_gather = view.tp_gathered >= 0;

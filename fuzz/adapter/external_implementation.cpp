@@ -8,6 +8,7 @@
 #include "fuzz/adapter/row_writes.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/oracle/host_executor.hpp"
+#include "reference/capturer.hpp"
 #include "reference/provenance.hpp"
 
 namespace r3 {
@@ -56,9 +57,9 @@ class RecordedReplies final : public CapturePolicy {
 std::vector<RowWrite> rows_of_copies(const Call& call, const RankView& view, int tp, const std::vector<Copy>& copies,
                                      int top_k) {
   std::vector<RowWrite> writes;
+  RowTensor scratch;
   for (const Copy& copy : copies) {
-    const RowTensor source = copy.from_tp_gather ? tp_all_gather(call, view, tp)
-                                                 : call.tensors[static_cast<size_t>(view.received)];
+    const RowTensor& source = copy_source(call, view, copy.from_tp_gather, tp, scratch);
     const int64_t end = std::min(source.rows(), copy.src_row + copy.rows);
     for (int64_t row = copy.src_row; row < end; ++row) {
       RowWrite& w = writes.emplace_back();

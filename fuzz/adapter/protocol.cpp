@@ -4,6 +4,7 @@
 #include <limits>
 #include <mutex>
 
+#include "reference/capturer.hpp"
 #include "reference/provenance.hpp"
 
 namespace r3 {
@@ -130,16 +131,6 @@ Result<AdapterHello> read_hello(const json& reply) {
   return hello;
 }
 
-RowTensor tp_all_gather(const Call& call, const RankView& view, int tp) {
-  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
-  RowTensor gathered;
-  for (int t = 0; t < tp; ++t) {
-    const RowTensor& part = call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
-    gathered.append_slice(part, {0, part.rows()});
-  }
-  return gathered;
-}
-
 json capture_request(int64_t id, const json& case_json, const Step& step, const Call& call, const RankView& view,
                      const BufferShape& buffer) {
   json request = {{"type", "capture"},
@@ -163,7 +154,8 @@ json capture_request(int64_t id, const json& case_json, const Step& step, const 
     request["dp_metadata"] = nullptr;
   }
   request["topk_ids"] = values_of(call.tensors[static_cast<size_t>(view.received)], buffer.top_k);
-  if (step.tp > 1) request["tp_all_gather"] = values_of(tp_all_gather(call, view, step.tp), buffer.top_k);
+  RowTensor scratch;
+  if (step.tp > 1) request["tp_all_gather"] = values_of(copy_source(call, view, true, step.tp, scratch), buffer.top_k);
   return request;
 }
 

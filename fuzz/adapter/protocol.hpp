@@ -40,9 +40,6 @@ Result<AdapterHello> read_hello(const nlohmann::json& reply);
 nlohmann::json capture_request(int64_t id, const nlohmann::json& case_json, const Step& step, const Call& call,
                                const RankView& view, const BufferShape& buffer);
 
-// The rows the TP group's all-gather returns to `view` in `call`: the SP shards of the DP
-// rank on sp_shard, otherwise what every TP rank of the group received, concatenated.
-RowTensor tp_all_gather(const Call& call, const RankView& view, int tp);
 
 // One capture-buffer row written by the adapter (at the request's layer).
 struct RowWrite {

@@ -8,21 +8,6 @@
 namespace r3 {
 namespace {
 
-// The tensor a copy reads: the received one, the reference TP all-gather on sp_shard, or,
-// where the reference has none, the concatenation of what the TP group received (spec
-// corner case 10: the collective still runs and gathers whatever each rank holds).
-const RowTensor& copy_source(const Call& call, const RankView& view, const Copy& copy, int tp, RowTensor& scratch) {
-  if (!copy.from_tp_gather) return call.tensors[static_cast<size_t>(view.received)];
-  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
-  scratch.clear();
-  for (int t = 0; t < tp; ++t) {
-    const RowTensor& part =
-        call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
-    scratch.append_slice(part, {0, part.rows()});
-  }
-  return scratch;
-}
-
 GuardedImage make_image(int64_t rows, int64_t guard, int64_t width, int bits) {
   GuardedImage img;
   img.rows = rows;
@@ -84,7 +69,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
       CaptureDecision& d = rank.calls.emplace_back();
       policy.decide(capture_call_for(step, call, view, buffer), d);
       for (const Copy& copy : d.copies) {
-        const int64_t source_rows = copy_source(call, view, copy, step.tp, scratch).rows();
+        const int64_t source_rows = copy_source(call, view, copy.from_tp_gather, step.tp, scratch).rows();
         const int64_t readable = std::clamp<int64_t>(source_rows - copy.src_row, 0, copy.rows);
         if (readable > 0) capture_extent.cover(copy.dst_row, copy.dst_row + readable, a.capture_rows);
       }
@@ -113,7 +98,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
       const CaptureDecision& d = rank.calls[ci];
       if (d.rejected) continue;
       for (const Copy& copy : d.copies) {
-        const RowTensor& source = copy_source(call, view, copy, step.tp, scratch);
+        const RowTensor& source = copy_source(call, view, copy.from_tp_gather, step.tp, scratch);
         const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
         if (copy.src_row < 0 || readable <= 0) continue;
         for_each_row(source, copy.src_row, readable, copy.dst_row, [&](int64_t row, const RowId& id) {

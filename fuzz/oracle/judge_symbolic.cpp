@@ -92,18 +92,6 @@ void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, std
   }
 }
 
-// The TP all-gather an implementation asked for where the reference has none: the
-// concatenation of what every TP rank of the group received (spec corner case 10).
-const RowTensor& tp_gather_source(const Call& call, const RankView& view, int tp, RowTensor& scratch) {
-  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
-  scratch.clear();
-  for (int t = 0; t < tp; ++t) {
-    const RowTensor& part = call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(view.dp * tp + t)].received)];
-    scratch.append_slice(part, {0, part.rows()});
-  }
-  return scratch;
-}
-
 bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
   return a.branch == b.branch && a.rejected == b.rejected && a.error == b.error && a.copies == b.copies;
 }
@@ -146,8 +134,7 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
     }
     for (const Copy& copy : decision.copies) {
       if (copy.from_tp_gather) rank.tp_gathers[k] = 1;
-      const RowTensor& source = copy.from_tp_gather ? tp_gather_source(call, view, step.tp, s.gathered)
-                                                    : call.tensors[static_cast<size_t>(view.received)];
+      const RowTensor& source = copy_source(call, view, copy.from_tp_gather, step.tp, s.gathered);
       rank.rows = ++copies_made == 1 ? std::optional<RowRange>(RowRange{copy.src_row, copy.src_row + copy.rows})
                                      : std::nullopt;
       const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
