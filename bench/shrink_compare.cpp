@@ -16,7 +16,7 @@
 
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/mutants/carrier.hpp"
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "tests/support/case_gen.hpp"
 

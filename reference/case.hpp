@@ -38,6 +38,13 @@ struct Padding {
 // Where capture() sees the routing tensor (spec section 5).
 enum class Path { single, gathered, local, sp_shard };
 
+// Which engine's steps a case belongs to (reference/profile.hpp has the rules).
+enum class Profile {
+  vllm,         // current vLLM main (the default)
+  vllm_legacy,  // vLLM releases with MoE DP chunking (before PR #39107)
+  any,          // everything the case format allows: other or hypothetical engines
+};
+
 // Metadata as an engine logged it; each field absent means "derive it", and local_sizes
 // may be explicitly unset (null) to model an engine that never filled it in.
 struct MetadataOverride {
@@ -61,6 +68,9 @@ struct Case {
   int64_t max_num_tokens = 1;    // M
   std::vector<int64_t> tokens;   // real tokens per DP rank
   Padding padding;
+  // An idle DP rank (0 real tokens) still runs the step with one dummy token, a padding row
+  // (docs/layout-contract.md section 1): its count becomes 1 before DP or CUDA-graph padding.
+  bool idle_dummy = false;
   Path path = Path::single;
   bool monolithic = false;
   int layer = 0;
@@ -69,12 +79,15 @@ struct Case {
   std::optional<MetadataOverride> metadata;
   std::string note;
   std::optional<Expectation> expect;
+  std::optional<Profile> profile;  // the profile the case was produced under, when recorded
   bool operator==(const Case&) const = default;
 };
 
 std::string_view to_string(Path path);
 std::string_view to_string(PaddingMode mode);
 Result<Path> parse_path(std::string_view text);
+std::string_view to_string(Profile profile);  // "vllm", "vllm-legacy", "any"
+Result<Profile> parse_profile(std::string_view text);
 
 inline constexpr std::string_view kCaseFormat = "r3fuzz-case/1";
 

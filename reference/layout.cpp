@@ -105,9 +105,10 @@ Call build_chunk_call(const Step& s, int c, int64_t C) {
     call.tokens.push_back(lo < N ? RowRange{lo, hi} : RowRange{lo, lo});
     // Rows [a, b) of the rank's per-TP-rank rows, or the rerun of its last row once finished.
     auto append_chunk = [&](RowTensor& out, int64_t base) {
+      // forward_impl_chunked clamps the slice to [N-1, N); with N = 0 that is x[-1:0] of an
+      // empty tensor, which is empty: the rank passes 0 rows (its local_sizes entry stays 1).
       if (lo < N) append_padded(out, d, 0, n, base + lo, base + hi);
       else if (N > 0) append_padded(out, d, 0, n, base + N - 1, base + N);
-      else out.append({1, RowKind::placeholder, d, 0});
     };
     if (!shard_path) {
       append_chunk(call.tensors[d], 0);
@@ -225,6 +226,10 @@ int64_t DpMetadata::local_sizes_before(size_t i) const {
 
 std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
   std::vector<int64_t> n = c.tokens;
+  // An idle rank's dummy token (section 1) is counted before any padding: it enters the DP
+  // coordination like a real count (vllm/v1/worker/gpu_worker.py, execute_dummy_batch).
+  if (c.idle_dummy)
+    for (int64_t& count : n) count = std::max<int64_t>(count, 1);
   const int64_t most = n.empty() ? 0 : *std::max_element(n.begin(), n.end());
   switch (c.padding.mode) {
     case PaddingMode::none:

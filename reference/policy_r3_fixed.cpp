@@ -114,7 +114,12 @@ class R3Fixed final : public CapturePolicy {
     const int64_t per_tp = sp ? ceil_div(n_d, call.tp_size) : n_d;
     const int64_t lo = call.row_offset;
     if (lo >= per_tp) {
-      if (call.rows != 1) return out.reject("a finished rank sends 1 placeholder row, got " + text(call.rows));
+      // A finished rank reruns its last row; a rank with no rows at all passes an empty slice.
+      const int64_t rerun = per_tp > 0 ? 1 : 0;
+      if (call.rows != rerun) {
+        return out.reject("a finished rank sends " + text(rerun) + " row" + (rerun == 1 ? "" : "s") + " (" +
+                          (per_tp > 0 ? "its last row again" : "it has none") + "), got " + text(call.rows));
+      }
       out.branch = branch::skip;
       return;
     }

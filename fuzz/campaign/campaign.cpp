@@ -8,6 +8,7 @@
 
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -33,20 +34,37 @@ void count_case(Distribution& d, const GeneratedCase& g) {
   ++d.calls[c.microbatches > 1 ? "microbatches" : c.dp_chunk ? "dp_chunk" : "one call"];
 }
 
-// Writes the finding's case with its "expect" and "note"; the file is complete before the
-// campaign moves on, so a crash or Ctrl-C later loses nothing.
-Status write_finding(const CampaignOptions& options, Finding& f) {
-  if (options.out_dir.empty()) return ok_status();
+// Writes `c` as `name` under --out; the file is complete before the campaign moves on, so a
+// crash or Ctrl-C later loses nothing. Returns the path ("" when --out is off).
+Result<std::string> write_under_out(const CampaignOptions& options, const std::string& name, const Case& c) {
+  if (options.out_dir.empty()) return std::string();
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{"--out " + options.out_dir + ": cannot create the directory: " + ec.message()};
-  f.file = (std::filesystem::path(options.out_dir) / finding_file_name(f.signature)).string();
-  return write_case_file(f.file, f.c);
+  std::string file = (std::filesystem::path(options.out_dir) / name).string();
+  R3_TRY_STATUS(write_case_file(file, c));
+  return file;
+}
+
+// The finding's reproducer as a replayable file: "expect" names its first implementation,
+// the note every implementation and signature it covers.
+Status write_finding(const CampaignOptions& options, const std::vector<Failure>& failures, size_t index,
+                     Finding& f) {
+  Case c = f.reproducer;
+  c.profile = f.profile;
+  c.expect = Expectation{f.implementations.front(), std::string(to_string(f.verdict)),
+                         std::string(to_string(f.severity))};
+  std::string signatures;
+  for (size_t i : f.failures) signatures += (signatures.empty() ? "" : ", ") + failures[i].signature.text();
+  c.note = "finding " + std::to_string(index + 1) + " of r3fuzz run --seed " + std::to_string(options.seed) +
+           " --profile " + std::string(to_string(f.profile)) + ": " + f.detail + " (signatures: " + signatures + ")";
+  R3_TRY(f.file, write_under_out(options, finding_file_name(index + 1, f), c));
+  return ok_status();
 }
 
 // Takes the shrinker's case when it still shows the same signature (the description and
 // severity then come from the smaller case); otherwise keeps the case as found.
-void adopt_shrunk(const Case& shrunk, const Implementation& impl, Mode mode, Finding& f) {
+void adopt_shrunk(const Case& shrunk, const Implementation& impl, Mode mode, Failure& f) {
   Result<Step> step = derive_step(shrunk);
   if (!step.ok()) return;
   const std::optional<JudgeMode> how = choose_judge_mode(mode, impl, shrunk);
@@ -62,9 +80,19 @@ void adopt_shrunk(const Case& shrunk, const Implementation& impl, Mode mode, Fin
 }  // namespace
 
 bool CampaignReport::failed() const {
-  for (const Finding& f : findings)
+  for (const Failure& f : failures)
     if (f.severity == Severity::failure || options.strict) return true;
   return false;
+}
+
+int64_t CampaignReport::occurrences(const Finding& f) const {
+  int64_t n = 0;
+  for (size_t i : f.failures) n += failures[i].occurrences;
+  return n;
+}
+
+std::string finding_file_name(size_t number, const Finding& f) {
+  return "finding-" + std::to_string(number) + "-" + std::string(to_string(f.verdict)) + ".json";
 }
 
 std::string finding_file_name(const Signature& signature) {
@@ -88,7 +116,8 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
     if (generator.sizes.empty()) return Error{"--mode concrete: production sizes run symbolically only; add tiny or small"};
   }
   for (const auto& impl : impls) report.implementations.push_back(impl->name());
-  std::map<Signature, size_t> seen;  // signature -> index in report.findings
+  std::map<Signature, size_t> seen;  // signature -> index in report.failures
+  FindingGrouper grouper(options.mode, options.generator.profile, hooks.canonical);
   const Clock::time_point start = Clock::now();
   Clock::time_point next_progress = start;
   double elapsed = 0;
@@ -116,6 +145,10 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       return Error{"internal: the generator produced an invalid case (seed " + std::to_string(options.seed) +
                    ", case #" + std::to_string(index) + "): " + step.error().message};
     }
+    if (Status inside = check_profile(g.c, generator.profile); !inside.ok()) {
+      return Error{"internal: the generator left its profile (seed " + std::to_string(options.seed) + ", case #" +
+                   std::to_string(index) + "): " + inside.error().message};
+    }
     ++report.cases;
     count_case(report.distribution, g);
     for (const auto& impl : impls) {
@@ -134,14 +167,14 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       if (!j.failed()) continue;
       const Signature sig = signature_of(j, g.c.path);
       if (auto it = seen.find(sig); it != seen.end()) {
-        ++report.findings[it->second].occurrences;
+        ++report.failures[it->second].occurrences;
         continue;
       }
       if (!report.timing.first_failure_seconds.count(name)) {
         report.timing.first_failure_seconds[name] = seconds_since(start);
         report.timing.first_failure_cases[name] = report.cases;
       }
-      Finding f;
+      Failure f;
       f.signature = sig;
       f.severity = j.severity;
       f.detail = j.detail;
@@ -152,10 +185,23 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       f.c.expect = Expectation{name, std::string(to_string(j.verdict)), std::string(to_string(f.severity))};
       f.c.note = "found by r3fuzz run --seed " + std::to_string(options.seed) + " (case #" + std::to_string(index) +
                  ", judged " + std::string(to_string(f.judged_as)) + "): " + f.detail;
-      R3_TRY_STATUS(write_finding(options, f));
-      seen.emplace(sig, report.findings.size());
-      report.findings.push_back(std::move(f));
+      R3_TRY(f.file, write_under_out(options, finding_file_name(f.signature), f.c));
+      // The failure's finding: a new one is written at once, like the failure itself.
+      Judgement on_shrunk = j;
+      on_shrunk.severity = f.severity;
+      on_shrunk.detail = f.detail;
+      const FindingGrouper::Placement placed = grouper.place(report.failures.size(), *impl, on_shrunk, f.c);
+      f.finding = placed.finding;
+      seen.emplace(sig, report.failures.size());
+      report.failures.push_back(std::move(f));
+      Finding& finding = grouper.findings()[placed.finding];
+      if (placed.created) R3_TRY_STATUS(write_finding(options, report.failures, placed.finding, finding));
     }
+  }
+  report.findings = std::move(grouper.findings());
+  // Rewritten now that each lists every signature it gathered during the run.
+  for (size_t i = 0; i < report.findings.size(); ++i) {
+    R3_TRY_STATUS(write_finding(options, report.failures, i, report.findings[i]));
   }
   report.timing.elapsed_seconds = seconds_since(start);
   if (hooks.on_progress) hooks.on_progress({report.cases, seen.size(), report.timing.elapsed_seconds});

@@ -1,5 +1,6 @@
 // A differential campaign: generated cases, every selected implementation judged on each,
-// failures deduplicated by signature and written to disk as they are found.
+// failures deduplicated by signature, grouped into findings (one per root cause) and written
+// to disk as they are found.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/campaign/grouping.hpp"
 #include "fuzz/campaign/judge_case.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/verdict.hpp"
@@ -28,7 +30,8 @@ struct CampaignOptions {
   bool strict = false;                 // latent findings fail the campaign too
 };
 
-struct Finding {
+// One signature's failure: the first case that showed it (shrunk), and how often it recurred.
+struct Failure {
   Signature signature;
   Severity severity = Severity::failure;
   std::string detail;
@@ -37,12 +40,13 @@ struct Finding {
   JudgeMode judged_as = JudgeMode::symbolic;
   int64_t occurrences = 1;  // cases with this signature
   std::string file;         // "" when nothing was written
+  size_t finding = 0;       // index of the finding (root cause) it belongs to
 };
 
-// Issue 6's shrinker plugs in here: given a failing case, return a smaller case with the
-// same signature for the same implementation (or the case unchanged). Called once per
-// unique failure, before the case is written.
-using ShrinkHook = std::function<Case(const Case& failing, const Implementation& impl, const Signature& signature)>;
+// The shrinker plugs in here: given a failing case, return a smaller case with the same
+// signature for the same implementation (or the case unchanged). Called once per unique
+// failure, before the case is written.
+using ShrinkHook = CanonicalHook;
 
 struct CampaignProgress {
   int64_t cases = 0;
@@ -52,6 +56,7 @@ struct CampaignProgress {
 
 struct CampaignHooks {
   ShrinkHook shrink;                                         // empty: report cases as found
+  CanonicalHook canonical;                                   // groups failures into findings (grouping.hpp)
   std::function<void(const CampaignProgress&)> on_progress;  // a few times a second
   const std::atomic<bool>* stop = nullptr;                   // set (by SIGINT): stop after the current case
 };
@@ -77,14 +82,19 @@ struct CampaignReport {
   int64_t cases = 0;
   bool interrupted = false;
   Distribution distribution;
-  std::vector<Finding> findings;  // in order of discovery
+  std::vector<Failure> failures;  // one per signature, in order of discovery
+  std::vector<Finding> findings;  // one per root cause, in order of discovery
   CampaignTiming timing;
   bool failed() const;            // any failure, or any latent finding under --strict
+  int64_t occurrences(const Finding& f) const;  // cases over all its failures
   int exit_code() const { return failed() ? 1 : 0; }
 };
 
-// File name of a finding: its signature with '/' turned into '-'.
+// File name of a failure: its signature with '/' turned into '-'.
 std::string finding_file_name(const Signature& signature);
+
+// File name of finding number `number` (1-based): "finding-1-wrong_rows.json".
+std::string finding_file_name(size_t number, const Finding& f);
 
 // Runs the campaign. Errors: a failing case could not be written, or (a bug in r3fuzz) the
 // generator produced an invalid case.

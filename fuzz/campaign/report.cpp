@@ -1,6 +1,9 @@
 #include "fuzz/campaign/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "reference/case_measure.hpp"
 
 namespace r3 {
 namespace {
@@ -30,9 +33,67 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
-std::string replay_command(const Finding& f) {
-  return f.file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + f.file;
+std::string replay_command(const std::string& file) {
+  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + file;
 }
+
+std::string replay_command(const Failure& f) { return replay_command(f.file); }
+
+namespace {
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
+  return text;
+}
+
+std::vector<std::string> signatures_of(const CampaignReport& r, const Finding& f) {
+  std::vector<std::string> out;
+  for (size_t i : f.failures) out.push_back(r.failures[i].signature.text());
+  return out;
+}
+
+// The findings first, as a table a reader scans: one row per bug.
+std::string findings_table(const CampaignReport& r) {
+  if (r.findings.empty()) return "no findings\n";
+  std::vector<std::vector<std::string>> rows = {{"#", "severity", "verdict", "implementations", "cases", "reproducer"}};
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = r.findings[i];
+    rows.push_back({std::to_string(i + 1), std::string(to_string(f.severity)), std::string(to_string(f.verdict)),
+                    joined(f.implementations), std::to_string(r.occurrences(f)),
+                    f.file.empty() ? "(not written: --out is off)" : f.file});
+  }
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out = std::to_string(r.findings.size()) + " finding" + (r.findings.size() == 1 ? "" : "s") +
+                    " (one per bug) under profile " + std::string(to_string(r.options.generator.profile)) + ":\n";
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += " " + row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string finding_details(const CampaignReport& r) {
+  std::string out;
+  for (size_t i = 0; i < r.findings.size(); ++i) {
+    const Finding& f = r.findings[i];
+    out += "  finding " + std::to_string(i + 1) + ": " + std::string(to_string(f.verdict)) + " (" +
+           std::string(to_string(f.severity)) + ") in " + joined(f.implementations) + "\n";
+    out += "      " + f.detail + "\n";
+    out += "      signatures: " + joined(signatures_of(r, f)) + "\n";
+    out += "      reproducer: " + summarize(f.reproducer) + "\n";
+    out += "      replay: " + replay_command(f.file) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string report_text(const CampaignReport& r, bool with_timing) {
   const Distribution& d = r.distribution;
@@ -51,17 +112,20 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
   for (const auto& [impl, counts] : d.branch) out += "  branches of " + impl + ": " + counts_text(counts) + "\n";
   for (const auto& [impl, counts] : d.verdict) out += "  verdicts of " + impl + ": " + counts_text(counts) + "\n";
   int failing = 0, latent = 0;
-  for (const Finding& f : r.findings) (f.severity == Severity::latent ? latent : failing)++;
-  out += std::to_string(r.findings.size()) + " unique failure" + (r.findings.size() == 1 ? "" : "s") +
-         (r.findings.empty() ? "\n" : ":\n");
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    const Finding& f = r.findings[i];
+  for (const Failure& f : r.failures) (f.severity == Severity::latent ? latent : failing)++;
+  int failing_findings = 0, latent_findings = 0;
+  for (const Finding& f : r.findings) (f.severity == Severity::latent ? latent_findings : failing_findings)++;
+  out = findings_table(r) + out + finding_details(r);
+  out += std::to_string(r.failures.size()) + " unique failure signature" + (r.failures.size() == 1 ? "" : "s") +
+         (r.failures.empty() ? "\n" : ":\n");
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const Failure& f = r.failures[i];
     out += "  [" + std::to_string(i + 1) + "] " + f.signature.text() + " (" + std::string(to_string(f.severity)) +
            ", " + std::to_string(f.occurrences) + " case" + (f.occurrences == 1 ? "" : "s") + ")\n";
     out += "      " + f.detail + "\n";
     out += "      first: case #" + std::to_string(f.case_index) + " of seed " + std::to_string(r.options.seed) +
            ", judged " + std::string(to_string(f.judged_as)) + "\n";
-    out += "      replay: " + replay_command(f) + "\n";
+    out += "      finding " + std::to_string(f.finding + 1) + "; replay: " + replay_command(f) + "\n";
   }
   if (with_timing) {
     const double secs = r.timing.elapsed_seconds;
@@ -70,9 +134,11 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
       out += "  first failure of " + impl + " after " + fixed(s, 6) + " s (" +
              std::to_string(r.timing.first_failure_cases.at(impl)) + " cases)\n";
   }
-  out += "result: " + std::to_string(failing) + " failing and " + std::to_string(latent) + " latent signature" +
-         (failing + latent == 1 ? "" : "s") + " in " + std::to_string(r.cases) + " cases (seed " +
-         std::to_string(r.options.seed) + "): exit " + std::to_string(r.exit_code()) + "\n";
+  out += "result: " + std::to_string(failing_findings) + " failing and " + std::to_string(latent_findings) +
+         " latent finding" + (failing_findings + latent_findings == 1 ? "" : "s") + " (" + std::to_string(failing) +
+         " failing and " + std::to_string(latent) + " latent signature" + (failing + latent == 1 ? "" : "s") + ") in " +
+         std::to_string(r.cases) + " cases (seed " + std::to_string(r.options.seed) + ", profile " +
+         std::string(to_string(r.options.generator.profile)) + "): exit " + std::to_string(r.exit_code()) + "\n";
   return out;
 }
 
@@ -82,8 +148,20 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
   json budget = json::object();
   if (r.options.max_cases) budget["cases"] = *r.options.max_cases;
   if (r.options.max_seconds) budget["seconds"] = *r.options.max_seconds;
-  json failures = json::array();
+  json findings = json::array();
   for (const Finding& f : r.findings) {
+    findings.push_back({{"severity", std::string(to_string(f.severity))},
+                        {"verdict", std::string(to_string(f.verdict))},
+                        {"implementations", f.implementations},
+                        {"signatures", signatures_of(r, f)},
+                        {"occurrences", r.occurrences(f)},
+                        {"profile", std::string(to_string(f.profile))},
+                        {"detail", f.detail},
+                        {"file", f.file.empty() ? json(nullptr) : json(f.file)},
+                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f.file))}});
+  }
+  json failures = json::array();
+  for (const Failure& f : r.failures) {
     failures.push_back({{"signature", f.signature.text()},
                         {"impl", f.signature.impl},
                         {"verdict", std::string(to_string(f.signature.verdict))},
@@ -94,6 +172,7 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"case_index", f.case_index},
                         {"judged", std::string(to_string(f.judged_as))},
                         {"occurrences", f.occurrences},
+                        {"finding", f.finding + 1},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
                         {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f))}});
   }
@@ -114,6 +193,8 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                 {"judged", d.judged},
                 {"branch", d.branch},
                 {"verdict", d.verdict}}},
+              {"profile", std::string(to_string(r.options.generator.profile))},
+              {"findings", findings},
               {"failures", failures},
               {"exit_code", r.exit_code()}};
   if (with_timing) {

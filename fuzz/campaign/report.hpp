@@ -1,6 +1,7 @@
 // A campaign's summary, as text for people and as one JSON document for tools. Both hold
-// the same content: the distribution of generated cases, every unique failure with its
-// signature, severity, first difference and replay command, and the exit code. Timings are
+// the same content: the findings (one per bug: severity, verdict, implementations, cases,
+// reproducer), the distribution of generated cases, every unique failure signature with its
+// severity, first difference and replay command, and the exit code. Timings are
 // left out unless asked for, so two runs with one seed print byte-identical reports.
 #pragma once
 
@@ -13,7 +14,8 @@
 namespace r3 {
 
 // "r3fuzz replay r3fuzz-out/vllm-pre-50874-capacity-gathered-naive_total.json".
-std::string replay_command(const Finding& f);
+std::string replay_command(const std::string& file);
+std::string replay_command(const Failure& f);
 
 std::string report_text(const CampaignReport& report, bool with_timing);
 nlohmann::json report_json(const CampaignReport& report, bool with_timing);

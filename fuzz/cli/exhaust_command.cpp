@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/exhaust/search.hpp"
@@ -96,6 +97,7 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--against", f->against, "compare with this implementation instead of the reference");
   cmd->add_option("--fault", f->fault, "inject this named fault (design.md's mutant table) into --impl");
   cmd->add_flag("--concrete", f->concrete, "judge policy models on concrete values too (value faults)");
+  add_profile_option(*cmd, f->bounds.profile);
   cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str();
   cmd->callback([f, &outcome] {
     auto code = exhaust_command(*f);

@@ -5,6 +5,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -18,10 +19,16 @@ struct ExplainFlags {
 Status explain_command(const ExplainFlags& f) {
   R3_TRY(Case c, read_case_file(f.case_path));
   R3_TRY(Explanation e, explain_case(c));
+  const ProfileStanding standing = standing_of(c);
   if (f.json) {
-    std::cout << explanation_json(e).dump(2) << "\n";
+    nlohmann::json doc = explanation_json(e);
+    doc["profile"] = {{"name", std::string(to_string(standing.profile))},
+                      {"named", standing.named},
+                      {"inside", !standing.outside},
+                      {"outside_because", standing.outside ? nlohmann::json(*standing.outside) : nlohmann::json()}};
+    std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << "case: " << f.case_path << "\n" << explanation_text(e);
+    std::cout << "case: " << f.case_path << "\n" << standing.text() << "\n" << explanation_text(e);
   }
   return ok_status();
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/mutants/report.hpp"
 
 namespace r3 {
@@ -78,6 +79,9 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
                                              "vllm-pre-50874 (historical replay-per-rank), gpu)");
   cmd->add_option("--fault", f->faults, "faults to measure (default: all of design.md's table)");
+  add_profile_option(*cmd, f->options.profile)
+      ->description("the steps mutants are hunted, shrunk and searched in (docs/layout-contract.md section 10): "
+                    "any (the default here: the faults are hypothetical bugs in any engine), vllm or vllm-legacy");
   cmd->add_flag("--json", f->json, "print the matrix as one JSON document");
   cmd->add_option("--markdown", f->markdown, "also write the matrix as a Markdown section to this file");
   cmd->add_flag("--no-shrink", f->no_shrink, "report first detections without shrinking them");

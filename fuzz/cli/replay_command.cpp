@@ -8,6 +8,7 @@
 #include "fuzz/campaign/judge_case.hpp"
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
 
@@ -79,6 +80,10 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     if (!c.ok()) return input_error(c.error().message);
     const Result<Step> step = derive_step(*c);
     if (!step.ok()) return input_error(file + ": " + step.error().message);
+    // Judged all the same: a case outside the profile it names is still a valid case.
+    if (const ProfileStanding standing = standing_of(*c); standing.outside) {
+      std::cout << file << ": " << standing.text() << "\n";
+    }
     std::vector<std::string> names = f.impls;
     if (names.empty()) names = c->expect ? std::vector<std::string>{c->expect->impl} : default_implementation_names();
     for (const std::string& name : names) {

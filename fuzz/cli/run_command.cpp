@@ -12,6 +12,7 @@
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
 
 namespace r3 {
@@ -31,6 +32,7 @@ struct RunFlags {
   bool no_shrink = false;  // report failures as found, unshrunk
   bool metadata = false;
   bool wide_experts = false;
+  Profile profile = kDefaultProfile;
   std::string backend;
   std::string selection;
   std::string fault;
@@ -91,6 +93,11 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   o.mode = *mode;
   o.out_dir = f.out;
   o.strict = f.strict;
+  o.generator.profile = f.profile;
+  if (f.metadata && f.profile != Profile::any) {
+    return usage_error("--metadata-overrides: needs --profile any (no vLLM profile has DP metadata that disagrees "
+                       "with the step: vllm/forward_context.py, DPMetadata.make)");
+  }
   o.generator.metadata_overrides = f.metadata;
   o.generator.wide_experts = f.wide_experts;
   if (!f.sizes.empty()) {
@@ -120,7 +127,9 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
     ShrinkOptions shrink;
     shrink.max_judgements = kShrinkJudgementsPerFailure;
     shrink.max_seconds = kShrinkSecondsPerFailure;
+    shrink.profile = f.profile;
     hooks.shrink = campaign_shrink_hook(o.mode, shrink);
+    hooks.canonical = campaign_canonical_hook(o.mode, shrink);
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) hooks.on_progress = [&](const CampaignProgress& p) { std::cerr << progress_line(p, o) << std::flush; };
@@ -153,15 +162,19 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--mode", f->mode,
                   "concrete (real values, small layouts), symbolic (row ranges, any size) or mixed (concrete when "
                   "small enough; default)");
-  cmd->add_option("--out", f->out, "directory for failing cases, one file per unique signature (default r3fuzz-out)");
+  cmd->add_option("--out", f->out,
+                  "directory for failing cases: one file per finding (finding-N-VERDICT.json) and one per unique "
+                  "signature (default r3fuzz-out)");
   cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
+  add_profile_option(*cmd, f->profile);
   cmd->add_flag("--json", f->json, "print the summary as one JSON document");
   cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
   cmd->add_flag("--no-shrink", f->no_shrink,
                 "write each unique failure as found, without shrinking it first (fuzz/shrink; default: shrink)");
   cmd->add_flag("--timing", f->timing, "add wall-clock figures (not reproducible) to the summary");
   cmd->add_flag("--metadata-overrides", f->metadata,
-                "also generate inconsistent DP metadata (spec corner case 8; vllm-50874 misses some by design)");
+                "also generate inconsistent DP metadata (corner case 8; needs --profile any; vllm-50874 misses "
+                "some by design)");
   cmd->add_flag("--wide-experts", f->wide_experts, "also generate expert counts above 32768 (int16 replay storage)");
   cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
   cmd->add_option("--selection", f->selection,

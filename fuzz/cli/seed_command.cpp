@@ -12,9 +12,12 @@
 #include <sstream>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/seed/seed.hpp"
+#include "reference/layout.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -28,7 +31,24 @@ struct SeedArgs {
   bool to_binary = false;
   bool to_json = false;
   std::vector<std::string> inputs;
+  Profile profile = kDefaultProfile;
 };
+
+// The case as the profile's engine runs it (fit_to_profile: idle ranks' dummy token, CUDA-graph
+// sizes clamped to M), recording the profile. Logged metadata that agrees with the step is
+// redundant and dropped; metadata that disagrees is a step no vLLM profile can run: an error.
+Result<Case> within_profile(Case c, Profile profile) {
+  if (profile != Profile::any && c.metadata) {
+    R3_TRY(Step step, derive_step(c));
+    if (step.rejection) {
+      return Error{"its metadata disagrees with the step (" + *step.rejection + "), which profile " +
+                   std::string(to_string(profile)) + " cannot run; seed it with --profile any"};
+    }
+  }
+  c = fit_to_profile(std::move(c), profile);
+  c.profile = profile;
+  return c;
+}
 
 std::vector<fs::path> expand(const std::vector<std::string>& inputs, bool json_only) {
   std::vector<fs::path> files;
@@ -88,7 +108,13 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   }
   std::set<std::string> seen;
   int written = 0;
-  for (const Case& c : cases) {
+  for (Case& found : cases) {
+    Result<Case> fitted = within_profile(std::move(found), a.profile);
+    if (!fitted.ok()) {
+      errors.push_back(a.deployment + ": a case " + fitted.error().message);
+      continue;
+    }
+    const Case& c = *fitted;
     const fs::path file = fs::path(a.out) / seed_file_name(d.name, c);
     if (!seen.insert(canonical_key(c)).second || fs::exists(file)) {
       ++duplicates;
@@ -122,7 +148,7 @@ void run(const SeedArgs& a, CommandOutcome& outcome) {
   if (!n) return fail(n.error().message);
   std::cout << "r3fuzz seed: wrote " << *n << " case(s) into " << a.out << " (" << duplicates << " duplicate(s) skipped)\n";
   if (!errors.empty()) {
-    std::string message = std::to_string(errors.size()) + " inconsistent log line(s), not seeded:";
+    std::string message = std::to_string(errors.size()) + " step(s) not seeded:";
     for (const std::string& e : errors) message += "\n  " + e;
     fail(message);
   }
@@ -140,6 +166,7 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
   cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
+  add_profile_option(*cmd, args->profile);
   cmd->callback([args, &outcome] { run(*args, outcome); });
 }
 

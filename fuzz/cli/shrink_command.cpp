@@ -11,10 +11,11 @@
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/mutants/carrier.hpp"
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/shrink/regression_artifacts.hpp"
 #include "fuzz/shrink/shrink.hpp"
@@ -35,6 +36,7 @@ struct ShrinkFlags {
   double max_seconds = 60;
   int64_t max_judgements = 100000;
   bool allow_path_change = false;
+  std::optional<Profile> profile;  // --profile; else the case's own (profile_of)
 };
 
 Result<Case> load_case(const ShrinkFlags& f) {
@@ -102,6 +104,7 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   options.max_seconds = f.max_seconds;
   options.max_judgements = f.max_judgements;
   options.allow_path_change = f.allow_path_change;
+  options.profile = f.profile.value_or(profile_of(*input));
   options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const std::string source = f.input.empty() ? f.from_bytes : f.input;
   Result<ShrinkResult> shrunk = shrink_case(*input, judge_with(**impl, *how), options);
@@ -118,7 +121,9 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
                            impl_name + ", judged " + std::string(to_string(*how)) + "): " + j.detail;
   Case minimal = shrunk->minimal;
   minimal.note = note;
-  const Case entry = regression_entry(shrunk->minimal, j, *spec, note);
+  minimal.profile = options.profile;
+  Case entry = regression_entry(shrunk->minimal, j, *spec, note);
+  entry.profile = options.profile;
   const std::string test = regression_test_text(entry, j, *spec, *how);
 
   const fs::path dir = !f.out.empty() ? fs::path(f.out) : fs::path(source).parent_path();
@@ -167,6 +172,9 @@ void add_shrink_command(CLI::App& app, CommandOutcome& outcome) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-judgements", f->max_judgements, "stop after judging N candidates (default 100000)")
       ->check(CLI::PositiveNumber);
+  add_profile_option(*cmd, f->profile)
+      ->description("every candidate stays inside this profile (docs/layout-contract.md section 10); default: "
+                    "the case's \"profile\", else the narrowest one it lies in (vllm, vllm-legacy, any)");
   cmd->add_flag("--allow-path-change", f->allow_path_change,
                 "let the path move toward single; the bug is then (impl, verdict, severity) without path and branch");
   cmd->callback([f, &outcome] {

@@ -24,6 +24,7 @@ inline constexpr uint8_t metadata = 1 << 7;
 namespace kind {
 inline constexpr uint8_t note = 1 << 4;
 inline constexpr uint8_t expect = 1 << 5;
+inline constexpr uint8_t idle_dummy = 1 << 6;
 }  // namespace kind
 
 constexpr Path kPaths[] = {Path::single, Path::gathered, Path::local, Path::sp_shard};
@@ -171,6 +172,7 @@ Result<Case> decode(Reader& r, const BinaryLimits& lim) {
   c.monolithic = flags & flag::monolithic;
   c.path = kPaths[kinds & 3u];
   c.padding.mode = kPaddings[((kinds >> 2) & 3u) % 3];
+  c.idle_dummy = kinds & kind::idle_dummy;
 
   R3_TRY(int64_t dp, r.folded("topology.dp", 1, lim.max_dp));
   R3_TRY(int64_t tp, r.folded("topology.tp", 1, lim.max_tp));
@@ -280,6 +282,7 @@ std::vector<uint8_t> case_to_binary(const Case& c) {
   uint8_t kinds = static_cast<uint8_t>(static_cast<uint8_t>(c.path) | (static_cast<uint8_t>(c.padding.mode) << 2));
   if (!c.note.empty()) kinds |= kind::note;
   if (c.expect) kinds |= kind::expect;
+  if (c.idle_dummy) kinds |= kind::idle_dummy;
   w.byte(flags);
   w.byte(kinds);
   w.varint(c.topology.dp, 1);

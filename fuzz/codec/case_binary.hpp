@@ -6,7 +6,8 @@
 //                    6 local_sizes non-null (ignored unless bit 5), 7 metadata present
 //   byte 2   kinds:  bits 0-1 path (single, gathered, local, sp_shard),
 //                    bits 2-3 padding (none, dp_max, cudagraph; 3 folds to none),
-//                    bit 4 note present, bit 5 expect present, bits 6-7 ignored
+//                    bit 4 note present, bit 5 expect present, bit 6 idle_dummy,
+//                    bit 7 ignored (the profile is not encoded: fuzz targets take it from R3FUZZ_PROFILE)
 //   varints  dp-1, tp-1, layers-1, top_k-1, experts-1, M-1, layer, microbatches-1,
 //            [dp_chunk-1], tokens[0..dp), [count-1, first size-1, then gaps-1 (cudagraph)],
 //            [count, entries (num_tokens_across_dp)], [count, entries (local_sizes)],

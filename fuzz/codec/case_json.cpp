@@ -177,8 +177,9 @@ Result<Expectation> read_expect(const json& v) {
 
 Result<Case> read_case(const json& doc) {
   R3_TRY(ObjectReader o, ObjectReader::open(doc, "", {"format", "topology", "model", "max_num_tokens", "tokens",
-                                                      "padding", "path", "monolithic", "layer", "microbatches",
-                                                      "dp_chunk", "metadata", "note", "expect"}));
+                                                      "padding", "idle_dummy", "path", "monolithic", "layer",
+                                                      "microbatches", "dp_chunk", "metadata", "profile", "note",
+                                                      "expect"}));
   Case c;
   R3_TRY(const json* format, o.require("format"));
   R3_TRY(std::string format_text, read_string(*format, "format"));
@@ -195,6 +196,9 @@ Result<Case> read_case(const json& doc) {
   R3_TRY(c.tokens, read_int_list(*tokens, "tokens"));
   R3_TRY(const json* padding, o.require("padding"));
   R3_TRY(c.padding, read_padding(*padding));
+  if (const json* idle_dummy = o.find("idle_dummy")) {
+    R3_TRY(c.idle_dummy, read_bool(*idle_dummy, "idle_dummy"));
+  }
   R3_TRY(const json* path, o.require("path"));
   R3_TRY(std::string path_text, read_string(*path, "path"));
   R3_TRY(c.path, parse_path(path_text));
@@ -211,6 +215,10 @@ Result<Case> read_case(const json& doc) {
   }
   if (const json* metadata = o.find("metadata")) {
     R3_TRY(c.metadata, read_metadata(*metadata));
+  }
+  if (const json* profile = o.find("profile")) {
+    R3_TRY(std::string profile_text, read_string(*profile, "profile"));
+    R3_TRY(c.profile, parse_profile(profile_text));
   }
   if (const json* note = o.find("note")) {
     R3_TRY(c.note, read_string(*note, "note"));
@@ -256,6 +264,7 @@ J build(const Case& c) {
   } else {
     doc["padding"] = std::string(to_string(c.padding.mode));
   }
+  if (c.idle_dummy) doc["idle_dummy"] = true;
   doc["path"] = std::string(to_string(c.path));
   doc["monolithic"] = c.monolithic;
   doc["layer"] = c.layer;
@@ -269,6 +278,7 @@ J build(const Case& c) {
     }
     doc["metadata"] = std::move(metadata);
   }
+  if (c.profile) doc["profile"] = std::string(to_string(*c.profile));
   if (!c.note.empty()) doc["note"] = c.note;
   if (c.expect) {
     J expect = J::object();

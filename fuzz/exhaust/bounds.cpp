@@ -31,7 +31,8 @@ Status validate(const ExhaustBounds& b) {
 std::string describe(const ExhaustBounds& b) {
   return "D<=" + std::to_string(b.max_dp) + " T<=" + std::to_string(b.max_tp) +
          " sum(tokens)<=" + std::to_string(b.max_tokens) + " M<=" + std::to_string(b.max_m) +
-         " L=" + std::to_string(b.layers) + " K=" + std::to_string(b.top_k) + " E=" + std::to_string(b.experts);
+         " L=" + std::to_string(b.layers) + " K=" + std::to_string(b.top_k) + " E=" + std::to_string(b.experts) +
+         ", profile " + std::string(to_string(b.profile));
 }
 
 }  // namespace r3

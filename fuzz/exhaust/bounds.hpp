@@ -5,6 +5,7 @@
 #include <string>
 
 #include "reference/error.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -16,6 +17,7 @@ struct ExhaustBounds {
   int layers = 2;          // L (layer 0 and layer L-1 are both enumerated)
   int top_k = 1;           // K
   int experts = 4;         // E
+  Profile profile = kDefaultProfile;  // only cases inside it are enumerated
 };
 
 // Ok when every bound is in a range the enumeration can afford; the error names the flag.

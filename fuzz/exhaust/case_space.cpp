@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "reference/layout.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -89,12 +90,19 @@ int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::f
   const int64_t most_tokens = *std::max_element(unit.tokens.begin(), unit.tokens.end());
   std::vector<int> layers{0};
   if (b.layers > 1) layers.push_back(b.layers - 1);
+  // idle_dummy only matters when D > 1; a vLLM profile requires it there.
+  std::vector<bool> dummies{false};
+  if (unit.topology.dp > 1) dummies = b.profile == Profile::any ? std::vector<bool>{false, true} : std::vector<bool>{true};
   int64_t visited = 0;
   auto emit = [&]() {
-    for (int layer : layers) {
-      c.layer = layer;
-      ++visited;
-      if (!visit(c)) return false;
+    for (bool dummy : dummies) {
+      c.idle_dummy = dummy;
+      if (!in_profile(c, b.profile)) continue;
+      for (int layer : layers) {
+        c.layer = layer;
+        ++visited;
+        if (!visit(c)) return false;
+      }
     }
     return true;
   };
@@ -114,6 +122,7 @@ int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::f
             c.dp_chunk.reset();
             if (!emit()) return visited;
             if (!modular || u > 1) continue;
+            c.idle_dummy = dummies.back();  // the larger counts: C covers every chunking of both
             const int64_t most_c = most_chunk_rows(c) + 1;
             for (int64_t chunk = 1; chunk <= most_c; ++chunk) {
               c.dp_chunk = chunk;

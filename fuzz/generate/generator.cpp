@@ -82,7 +82,8 @@ void pick_padding(Rng& rng, Case& c) {
     c.padding.cudagraph_sizes = vllm_default_cudagraph_sizes();
     return;
   }
-  // A custom list: a few increasing sizes, sometimes with buckets above M (warm-up, dummy runs).
+  // A custom list: a few increasing sizes, sometimes with buckets above M (a configured list; a
+// vLLM profile then clamps it to M as vLLM does).
   const int64_t M = c.max_num_tokens;
   const int64_t top = rng.chance(40) ? M + rng.range(1, std::max<int64_t>(2, M / 2)) : M;
   const int count = static_cast<int>(rng.range(1, 6));
@@ -94,11 +95,28 @@ void pick_padding(Rng& rng, Case& c) {
   c.padding.cudagraph_sizes = std::move(sizes);
 }
 
-void pick_calls(Rng& rng, Case& c, const Bounds& b) {
-  if (c.topology.dp > 1 && c.padding.mode == PaddingMode::dp_max && rng.chance(30)) {
+// Under a vLLM profile every rank must vote for micro-batching (reference/profile.hpp): each
+// rank's last micro-batch gets at least one real token, the busiest rank's count unchanged.
+void make_every_rank_vote_yes(Case& c) {
+  const int64_t most = *std::max_element(c.tokens.begin(), c.tokens.end());
+  if (most == 0) return;  // fit_to_profile gives the step a token, then drops micro-batching
+  const int64_t least = (most / c.microbatches) * (c.microbatches - 1) + 1;
+  for (int64_t& n : c.tokens) n = std::max(n, least);
+}
+
+// Where the profile's engine can micro-batch at all (vLLM: DP with EP, modular kernel paths).
+bool may_microbatch(const Case& c, Profile profile) {
+  if (c.topology.dp < 2 || c.padding.mode != PaddingMode::dp_max) return false;
+  return profile == Profile::any || (c.topology.ep && (c.path == Path::local || c.path == Path::sp_shard));
+}
+
+void pick_calls(Rng& rng, Case& c, const Bounds& b, Profile profile) {
+  if (may_microbatch(c, profile) && rng.chance(30)) {
     c.microbatches = static_cast<int>(rng.range(2, 4));
+    if (profile != Profile::any) make_every_rank_vote_yes(c);
     return;
   }
+  if (profile == Profile::vllm) return;  // no DP chunking in vLLM main
   if ((c.path != Path::local && c.path != Path::sp_shard) || !rng.chance(25)) return;
   int64_t most = 0;  // rows per (d, t) before chunking
   for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
@@ -215,8 +233,15 @@ GeneratedCase generate_case(uint64_t seed, uint64_t index, const GeneratorOption
     c.path = t.sp ? Path::sp_shard : Path::local;
   }
   c.monolithic = (c.path == Path::single || c.path == Path::gathered) && rng.chance(50);
-  pick_calls(rng, c, b);
-  if (options.metadata_overrides && c.microbatches == 1 && !c.dp_chunk && rng.chance(15)) pick_metadata(rng, c);
+  pick_calls(rng, c, b, options.profile);
+  if (options.profile == Profile::any) {
+    if (options.metadata_overrides && c.microbatches == 1 && !c.dp_chunk && rng.chance(15)) pick_metadata(rng, c);
+    if (!c.metadata && t.dp > 1 && rng.chance(25)) c.idle_dummy = true;
+    return out;
+  }
+  // CUDA-graph sizes above M clamped as vLLM clamps a configured list, idle ranks given their
+  // dummy token, a step with no token at all given one.
+  c = fit_to_profile(std::move(c), options.profile);
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "reference/case.hpp"
 #include "reference/error.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -22,9 +23,11 @@ std::string_view to_string(SizeClass size);
 Result<SizeClass> parse_size_class(std::string_view text);
 
 struct GeneratorOptions {
+  // Every case lies inside this profile (reference/profile.hpp): only steps the engine can run.
+  Profile profile = kDefaultProfile;
   std::vector<SizeClass> sizes = {SizeClass::tiny, SizeClass::small, SizeClass::production};
-  // Inconsistent metadata overrides (spec corner case 8). Off by default: vllm-50874 cannot
-  // tell some of them from shapes, so they would drown every other finding.
+  // Inconsistent metadata overrides (corner case 8), under profile any only. Off by default:
+  // vllm-50874 cannot tell some of them from shapes, so they would drown every other finding.
   bool metadata_overrides = false;
   // Expert counts above 32768, which vLLM's int16 replay storage cannot hold (corner case 9).
   bool wide_experts = false;
@@ -35,7 +38,7 @@ struct GeneratedCase {
   SizeClass size = SizeClass::tiny;
 };
 
-// Case `index` of `seed`. Always valid (validate(c) is ok).
+// Case `index` of `seed`. Always valid (validate(c) is ok) and inside options.profile.
 GeneratedCase generate_case(uint64_t seed, uint64_t index, const GeneratorOptions& options);
 
 // vLLM's default CUDA-graph capture sizes: 1, 2, 4, then 8 to 248 by 8, then 256 to 512 by 16.

@@ -92,7 +92,7 @@ Result<std::set<Signature>> known_signatures(const std::string& dir) {
   return known;
 }
 
-std::string report_for(const Case& c, const std::vector<std::string>& names, std::vector<Finding> findings, bool strict) {
+std::string report_for(const Case& c, const std::vector<std::string>& names, std::vector<Failure> failures, bool strict) {
   CampaignReport report;
   report.options.max_cases = 1;
   report.options.out_dir.clear();
@@ -100,19 +100,41 @@ std::string report_for(const Case& c, const std::vector<std::string>& names, std
   report.implementations = names;
   report.cases = 1;
   Case documented = c;
-  const Finding& first = findings.front();
+  const Failure& first = failures.front();
   documented.expect = Expectation{first.signature.impl, std::string(to_string(first.signature.verdict)),
                                   std::string(to_string(first.severity))};
   documented.note = "found by the differential fuzz target";
-  report.findings = std::move(findings);
+  // One input, not grouped: each failure is its own finding here; r3fuzz shrink groups nothing
+  // either, and a campaign (r3fuzz run) groups across cases.
+  for (size_t i = 0; i < failures.size(); ++i) {
+    failures[i].finding = i;
+    Finding f;
+    f.verdict = failures[i].signature.verdict;
+    f.severity = failures[i].severity;
+    f.implementations = {failures[i].signature.impl};
+    f.failures = {i};
+    f.reproducer = c;
+    f.detail = failures[i].detail;
+    report.findings.push_back(std::move(f));
+  }
+  report.failures = std::move(failures);
   return report_text(report, false) + "\nThe failing case (save it as a .json file and run r3fuzz replay on it):\n" +
          case_to_json_text(documented);
 }
 
 }  // namespace
 
+Result<Profile> profile_from_env(const GetEnv& getenv) {
+  const char* name = getenv("R3FUZZ_PROFILE");
+  if (name == nullptr || *name == '\0') return kDefaultProfile;
+  auto parsed = parse_profile(name);
+  if (!parsed) return Error{"R3FUZZ_PROFILE: " + parsed.error().message};
+  return *parsed;
+}
+
 Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv) {
   DifferentialConfig config;
+  R3_TRY(config.profile, profile_from_env(getenv));
   if (const char* impls = getenv("R3FUZZ_IMPLS")) config.impls = split_names(impls);
   if (const char* fault = getenv("R3FUZZ_FAULT")) config.fault = fault;
   if (const char* strict = getenv("R3FUZZ_STRICT")) {
@@ -141,14 +163,14 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
 
 DifferentialVerdict DifferentialRunner::run(const Case& c) const {
   DifferentialVerdict verdict;
-  if (c.metadata && !config_.metadata_overrides) {
+  if (!in_profile(c, config_.profile) || (c.metadata && !config_.metadata_overrides)) {
     verdict.skipped = true;
     return verdict;
   }
   auto step = derive_step(c);
   R3_CHECK(step.ok(), "the fuzz targets only run valid cases");
   std::vector<std::string> names;
-  std::vector<Finding> findings;
+  std::vector<Failure> findings;
   for (const auto& impl : impls_) {
     names.push_back(impl->name());
     const auto j = judge(*impl, c, *step);
@@ -159,7 +181,7 @@ DifferentialVerdict DifferentialRunner::run(const Case& c) const {
       continue;
     }
     if (j->severity == Severity::latent && !config_.strict) continue;
-    Finding f;
+    Failure f;
     f.signature = signature;
     f.severity = j->severity;
     f.detail = j->detail;

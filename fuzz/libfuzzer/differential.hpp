@@ -9,7 +9,10 @@
 //   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's spec corner case 2 is latent)
 //   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
 //                  of them shows are known bugs, printed once and not aborted on
+//   R3FUZZ_PROFILE vllm (default), vllm-legacy or any: inputs outside the profile are not judged,
+//                  and the structure-aware mutator keeps its cases inside it (reference/profile.hpp)
 //   R3FUZZ_METADATA_OVERRIDES  1: also judge inputs whose DP metadata disagrees with their layout
+//                  (needs R3FUZZ_PROFILE=any: no vLLM profile has overrides)
 //                  (spec corner case 8). Off by default, as in `r3fuzz run`: some disagreements
 //                  cannot be seen from shapes by any capture code, so even r3-fixed misses them.
 #pragma once
@@ -25,6 +28,7 @@
 #include "reference/case.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -34,15 +38,20 @@ struct DifferentialConfig {
   bool strict = false;
   std::string known_dir;           // "" = none
   bool metadata_overrides = false;
+  Profile profile = kDefaultProfile;
 };
 
 using GetEnv = std::function<const char*(const char*)>;
+
+// R3FUZZ_PROFILE (the default profile when unset); an unknown name is an error naming it.
+Result<Profile> profile_from_env(const GetEnv& getenv);
 
 // Reads the variables above; an unknown R3FUZZ_STRICT value is an error naming it.
 Result<DifferentialConfig> differential_config_from_env(const GetEnv& getenv);
 
 struct DifferentialVerdict {
-  bool skipped = false;        // not judged: a metadata override while R3FUZZ_METADATA_OVERRIDES is off
+  bool skipped = false;        // not judged: outside R3FUZZ_PROFILE, or a metadata override while
+                               // R3FUZZ_METADATA_OVERRIDES is off
   bool abort = false;          // a failing (or, strict, latent) verdict with an unknown signature
   std::string report;          // the readable report and the JSON case; empty when every judgement passed
   std::vector<Signature> known_hits;  // failures skipped as known

@@ -155,7 +155,7 @@ void mutate_topology_sizes(Case& c, Mutation m, Rng& rng, const BinaryLimits& l)
 }
 
 void mutate_flags(Case& c, Rng& rng) {
-  switch (rng() % 4) {
+  switch (rng() % 5) {
     case 0: c.topology.ep = !c.topology.ep; break;
     case 1: c.topology.sp = !c.topology.sp; break;
     case 2:  // SP needs EP: turning SP on turns EP on too
@@ -163,7 +163,8 @@ void mutate_flags(Case& c, Rng& rng) {
       c.topology.ep = true;
       if (c.topology.tp < 2) c.topology.tp = 2;
       break;
-    default: c.monolithic = !c.monolithic; break;
+    case 3: c.monolithic = !c.monolithic; break;
+    default: c.idle_dummy = !c.idle_dummy; break;
   }
 }
 
@@ -315,17 +316,17 @@ Case repair(Case c, const BinaryLimits& limits) {
   return c;
 }
 
-Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits) {
+Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits, Profile profile) {
   Case out = repair(c, limits);
   apply(out, m, rng, limits);
-  return repair(std::move(out), limits);
+  return fit_to_profile(repair(std::move(out), limits), profile);
 }
 
-Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits) {
-  return mutate(c, static_cast<Mutation>(rng() % kMutationCount), rng, limits);
+Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits, Profile profile) {
+  return mutate(c, static_cast<Mutation>(rng() % kMutationCount), rng, limits, profile);
 }
 
-Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits) {
+Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits, Profile profile) {
   Case c = a;
   if (coin(rng)) c.topology = b.topology;
   if (coin(rng)) {
@@ -344,7 +345,8 @@ Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limi
     c.dp_chunk = b.dp_chunk;
   }
   if (coin(rng)) c.metadata = b.metadata;
-  return repair(std::move(c), limits);
+  if (coin(rng)) c.idle_dummy = b.idle_dummy;
+  return fit_to_profile(repair(std::move(c), limits), profile);
 }
 
 Case starting_case() {
@@ -357,21 +359,22 @@ Case starting_case() {
   return c;
 }
 
-size_t mutate_bytes(uint8_t* data, size_t size, size_t max_size, unsigned int seed, const BinaryLimits& limits) {
+size_t mutate_bytes(uint8_t* data, size_t size, size_t max_size, unsigned int seed, const BinaryLimits& limits,
+                    Profile profile) {
   Rng rng(seed);
   auto decoded = case_from_binary(std::span<const uint8_t>(data, size), limits);
   const Case from = decoded ? *decoded : starting_case();
-  return write_if_fits(mutate(from, rng, limits), data, max_size, size);
+  return write_if_fits(mutate(from, rng, limits, profile), data, max_size, size);
 }
 
 size_t cross_over_bytes(std::span<const uint8_t> a, std::span<const uint8_t> b, uint8_t* out, size_t max_size,
-                        unsigned int seed, const BinaryLimits& limits) {
+                        unsigned int seed, const BinaryLimits& limits, Profile profile) {
   Rng rng(seed);
   auto ca = case_from_binary(a, limits);
   auto cb = case_from_binary(b, limits);
   const Case first = ca ? *ca : starting_case();
   const Case second = cb ? *cb : starting_case();
-  return write_if_fits(cross_over(first, second, rng, limits), out, max_size, 0);
+  return write_if_fits(cross_over(first, second, rng, limits, profile), out, max_size, 0);
 }
 
 }  // namespace r3

@@ -13,6 +13,7 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "reference/case.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -20,7 +21,7 @@ namespace r3 {
 enum class Mutation {
   dp,            // D: new size, tokens resized
   tp,            // T: from {1, 2, 3, 4, 6, 8} (and the limits)
-  flags,         // toggles ep, sp or monolithic
+  flags,         // toggles ep, sp, monolithic or idle_dummy
   tokens,        // one rank's real tokens, toward 0, 1, M, M-1, multiples of T +-1, bucket edges
   token_shape,   // every rank idle, one rank holding everything, or all ranks equal
   max_tokens,    // M toward the largest real count, multiples of T +-1, small values
@@ -42,15 +43,17 @@ using Rng = std::mt19937_64;
 // back unchanged.
 Case repair(Case c, const BinaryLimits& limits);
 
-// Applies `m` and repairs. The result is valid and within the limits.
-Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits);
+// Applies `m` and repairs, then fits the case into `profile` (fit_to_profile: the step the
+// profile's engine would run). The result is valid, within the limits and inside the profile.
+Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
 
 // A mutation chosen at random (uniformly over the kinds).
-Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits);
+Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
 
 // Takes each top-level part (topology, model and layer, M, tokens, padding, path and
-// monolithic, calls, metadata) from `a` or `b` at random, then repairs.
-Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits);
+// monolithic, calls, metadata) from `a` or `b` at random, then repairs and fits the profile.
+Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits,
+                Profile profile = kDefaultProfile);
 
 // The case mutation starts from when the input bytes do not decode: the smallest SP case.
 Case starting_case();
@@ -59,8 +62,9 @@ Case starting_case();
 // starting_case()), mutate, encode into `out` when it fits `max_size`. Returns the new size;
 // when the encoding does not fit, the input is left as it was and its size returned.
 size_t mutate_bytes(uint8_t* data, size_t size, size_t max_size, unsigned int seed,
-                    const BinaryLimits& limits = concrete_binary_limits());
+                    const BinaryLimits& limits = concrete_binary_limits(), Profile profile = kDefaultProfile);
 size_t cross_over_bytes(std::span<const uint8_t> a, std::span<const uint8_t> b, uint8_t* out, size_t max_size,
-                        unsigned int seed, const BinaryLimits& limits = concrete_binary_limits());
+                        unsigned int seed, const BinaryLimits& limits = concrete_binary_limits(),
+                        Profile profile = kDefaultProfile);
 
 }  // namespace r3

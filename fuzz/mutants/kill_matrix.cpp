@@ -21,17 +21,19 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-GeneratorOptions generator_options(const Mutant& m) {
+GeneratorOptions generator_options(const Mutant& m, Profile profile) {
   GeneratorOptions g;
+  g.profile = profile;
   g.wide_experts = true;  // narrow-int16 needs E > 32767
   if (m.concrete) g.sizes = {SizeClass::tiny, SizeClass::small};
   return g;
 }
 
-SeedHunt hunt(const Mutant& m, const CaseCheck& check, uint64_t seed, int64_t max_cases, std::optional<Case>& detected,
-              std::string& difference) {
+SeedHunt hunt(const Mutant& m, const CaseCheck& check, uint64_t seed, const MutantsOptions& options,
+              std::optional<Case>& detected, std::string& difference) {
   SeedHunt h{seed, false, 0, 0};
-  const GeneratorOptions g = generator_options(m);
+  const int64_t max_cases = options.max_cases;
+  const GeneratorOptions g = generator_options(m, options.profile);
   const auto start = Clock::now();
   for (int64_t i = 0; i < max_cases; ++i) {
     GeneratedCase gc = generate_case(seed, static_cast<uint64_t>(i), g);
@@ -114,7 +116,7 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
   const StepJudge base = judge_implementation(*m.base, m.concrete);
   const CaseCheck check = differs_between(mutant, base);
   for (int s = 0; s < options.seeds; ++s) {
-    r.hunts.push_back(hunt(m, check, options.first_seed + static_cast<uint64_t>(s), options.max_cases, r.detected,
+    r.hunts.push_back(hunt(m, check, options.first_seed + static_cast<uint64_t>(s), options, r.detected,
                            r.difference));
   }
   if (r.detected) {
@@ -124,6 +126,7 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
     if (options.shrink) {
       ShrinkOptions so;
       so.max_seconds = 10;
+      so.profile = options.profile;
       if (auto shrunk = shrink_case(*r.detected, judge, so); shrunk.ok()) {
         r.shrunk = shrunk->minimal;
         shown = shrunk->minimal;
@@ -135,8 +138,10 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
       if (auto diff = check(shown, *step)) r.difference = *diff;
     return r;
   }
-  const ExhaustReport report = exhaust_search(options.equivalence_bounds, check, {options.jobs, {}});
-  r.note = exhaust_statement(options.equivalence_bounds, report);
+  ExhaustBounds bounds = options.equivalence_bounds;
+  bounds.profile = options.profile;
+  const ExhaustReport report = exhaust_search(bounds, check, {options.jobs, {}});
+  r.note = exhaust_statement(bounds, report);
   r.status = report.counterexample ? MutantStatus::survived : MutantStatus::equivalent;
   if (report.counterexample) {
     r.detected = report.counterexample->c;

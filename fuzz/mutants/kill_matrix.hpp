@@ -24,6 +24,10 @@ struct MutantsOptions {
   // Wide experts, so that narrow-int16 can show.
   ExhaustBounds equivalence_bounds{3, 3, 5, 5, 2, 1, 65536};
   int jobs = 1;
+  // The mutants are hypothetical bugs in r3-fixed and the GPU pipeline, so by default they are
+  // hunted over the whole case space (profile any); --profile narrows the hunt, the shrinking
+  // and the equivalence search to one engine's steps (a fault it cannot reach is equivalent).
+  Profile profile = Profile::any;
 };
 
 struct SeedHunt {

@@ -37,3 +37,17 @@ ShrinkHook campaign_shrink_hook(Mode mode, ShrinkOptions options) {
 }
 
 }  // namespace r3
+
+namespace r3 {
+
+CanonicalHook campaign_canonical_hook(Mode mode, ShrinkOptions options) {
+  options.allow_path_change = true;
+  options.keep_severity = true;
+  return [mode, options](const Case& failing, const Implementation& impl, const Signature&) -> Case {
+    Result<ShrinkResult> shrunk = shrink_case(failing, judge_by_rule(impl, mode), options);
+    if (!shrunk.ok() || shrunk->stop == ShrinkStop::not_failing) return failing;
+    return shrunk->minimal;
+  };
+}
+
+}  // namespace r3

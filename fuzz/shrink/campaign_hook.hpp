@@ -15,3 +15,13 @@ namespace r3 {
 ShrinkHook campaign_shrink_hook(Mode mode, ShrinkOptions options);
 
 }  // namespace r3
+
+namespace r3 {
+
+// The campaign's CanonicalHook (fuzz/campaign/grouping.hpp): shrinks with the path free to
+// change, keeping only the implementation, verdict and severity, so failures of one root cause
+// on several paths reduce to one case. Judged by the campaign's rule; the case unchanged when the
+// result would not keep the verdict.
+CanonicalHook campaign_canonical_hook(Mode mode, ShrinkOptions options);
+
+}  // namespace r3

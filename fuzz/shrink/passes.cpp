@@ -164,6 +164,15 @@ void fewer_calls(const Case& c, Candidates& out) {
   }
 }
 
+// An idle rank's dummy token is one more thing to read: off when the bug survives without it
+// (a vLLM profile keeps it wherever dp > 1).
+void no_idle_dummy(const Case& c, Candidates& out) {
+  if (!c.idle_dummy) return;
+  Case next = c;
+  next.idle_dummy = false;
+  out.push_back(std::move(next));
+}
+
 void not_monolithic(const Case& c, Candidates& out) {
   if (!c.monolithic) return;
   Case next = c;
@@ -282,6 +291,7 @@ std::vector<ShrinkPass> shrink_passes(bool allow_path_change) {
       {"padding", simpler_padding},
       {"calls", fewer_calls},
       {"monolithic", not_monolithic},
+      {"idle_dummy", no_idle_dummy},
   };
   if (allow_path_change) passes.push_back({"path", simpler_path});
   passes.push_back({"metadata", simpler_metadata});

@@ -5,8 +5,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "fuzz/shrink/passes.hpp"
+#include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -26,6 +27,7 @@ std::string case_key(const Case& c) {
   put_list(c.tokens);
   put(static_cast<int>(c.padding.mode));
   put_list(c.padding.cudagraph_sizes);
+  put(c.idle_dummy);
   put(static_cast<int>(c.path)), put(c.monolithic), put(c.layer), put(c.microbatches), put(c.dp_chunk.value_or(-1));
   if (c.metadata) {
     k += 'm';
@@ -91,6 +93,11 @@ class Shrinker {
         ++result_.stats.invalid_skipped;
         continue;
       }
+      // A smaller case the engine cannot run is no reproducer of a bug it can hit.
+      if (!in_profile(candidate, options_.profile)) {
+        ++result_.stats.outside_profile_skipped;
+        continue;
+      }
       std::string key = case_key(candidate);
       if (not_reproducing_.count(key)) continue;
       ++result_.stats.judged;
@@ -137,6 +144,9 @@ std::string_view to_string(ShrinkStop stop) {
 
 Result<ShrinkResult> shrink_case(const Case& failing, const CaseJudge& judge, const ShrinkOptions& options) {
   R3_TRY_STATUS(validate(failing));
+  if (Status inside = check_profile(failing, options.profile); !inside.ok()) {
+    return Error{"the case lies outside the profile it is shrunk under: " + inside.error().message};
+  }
   const auto start = std::chrono::steady_clock::now();
   ShrinkResult result;
   result.minimal = failing;

@@ -17,6 +17,7 @@
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/case.hpp"
 #include "reference/error.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -33,6 +34,10 @@ struct ShrinkOptions {
   // shrinker may move the path toward single and treats (impl, verdict) as the bug (and the
   // severity, with keep_severity): the branch follows the path.
   bool allow_path_change = false;
+  // Every candidate must lie inside this profile, as the input must: a shrunk case stays a step
+  // the engine can run (reference/profile.hpp). The library default constrains nothing; the
+  // campaign and the commands pass the active profile (vllm unless --profile says otherwise).
+  Profile profile = Profile::any;
   // Called with one line per accepted reduction ("dp 32 -> 16"), and once at the end.
   std::function<void(const std::string&)> progress;
 };
@@ -49,6 +54,7 @@ struct ShrinkStats {
   int64_t judged = 0;          // candidates the judge ran on (cache hits excluded)
   int64_t accepted = 0;        // reductions kept
   int64_t invalid_skipped = 0; // candidates validate() refused
+  int64_t outside_profile_skipped = 0;  // valid candidates outside ShrinkOptions::profile
   int64_t judge_errors = 0;    // candidates the implementation failed on
   int rounds = 0;
   double seconds = 0;
@@ -62,7 +68,7 @@ struct ShrinkResult {
   ShrinkStats stats;
 };
 
-// Errors: the input is invalid, or the judge fails on the input itself.
+// Errors: the input is invalid or outside options.profile, or the judge fails on the input itself.
 Result<ShrinkResult> shrink_case(const Case& failing, const CaseJudge& judge, const ShrinkOptions& options = {});
 
 }  // namespace r3

@@ -36,7 +36,8 @@ class RunReplay : public ::testing::Test {
 TEST_F(RunReplay, ExitCodes) {
   Ran clean = run({"run", "--impl", "r3-fixed", "--cases", "300", "--out", out_dir()});
   EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
-  EXPECT_NE(clean.out.find("result: 0 failing and 0 latent signatures in 300 cases (seed 1): exit 0"),
+  EXPECT_NE(clean.out.find("result: 0 failing and 0 latent findings (0 failing and 0 latent signatures) in 300 "
+                           "cases (seed 1, profile vllm): exit 0"),
             std::string::npos)
       << clean.out;
   EXPECT_FALSE(fs::exists(out_dir())) << "nothing to write, no directory";

@@ -26,7 +26,7 @@ CampaignOptions concrete_campaign(int64_t cases) {
 // A black-box engine cannot name its branch (it reports "unnamed"): compare without it there.
 std::set<std::string> signatures_without_impl(const CampaignReport& r, const std::string& impl, bool with_branch) {
   std::set<std::string> out;
-  for (const Finding& f : r.findings) {
+  for (const Failure& f : r.failures) {
     if (f.signature.impl != impl) continue;
     Signature s = f.signature;
     s.impl = "";

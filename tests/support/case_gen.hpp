@@ -1,5 +1,6 @@
-// A small RapidCheck generator of valid cases for the tests (the harness's own shrinking
-// generators live in fuzz/generate). Sizes stay small so properties explore many layouts.
+// A small RapidCheck generator of valid cases for the tests (the harness's seeded generator
+// lives in fuzz/generate; it has no shrinking, RapidCheck shrinks these). Sizes stay small so
+// properties explore many layouts.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include "reference/case.hpp"
+#include "reference/profile.hpp"
 
 namespace r3::test {
 
@@ -21,6 +23,8 @@ struct CaseGenOptions {
   int max_dp = 4;
   int max_tp = 4;
   int64_t max_rows = 16;      // M at most this
+  // The profile every case lies in: drawn over the whole space, then fitted (fit_to_profile).
+  Profile profile = Profile::any;
 };
 
 inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {
@@ -82,7 +86,8 @@ inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {
                                *rc::gen::element<std::string>("", "failure", "latent")};
       }
     }
-    return c;
+    if (c.topology.dp > 1 && !c.metadata) c.idle_dummy = *rc::gen::arbitrary<bool>();
+    return fit_to_profile(std::move(c), o.profile);
   }));
 }
 

@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {

@@ -209,8 +209,8 @@ TEST(ExternalImplementationInACampaign, AdapterFailuresAreVerdictsAndTheCampaign
   EXPECT_GE(failures, 3);
   EXPECT_GE(adapter->starts(), failures);  // equal when the last case was one of them
   EXPECT_LE(adapter->starts(), failures + 1);
-  const Finding* finding = nullptr;
-  for (const Finding& f : report.findings)
+  const Failure* finding = nullptr;
+  for (const Failure& f : report.failures)
     if (f.signature.verdict == Verdict::adapter_error) finding = &f;
   ASSERT_NE(finding, nullptr);
   const std::string head = adapter->name() + " failed to run: the adapter exited with status 3 before replying to request ";

@@ -28,8 +28,8 @@ CampaignOptions cases(int64_t n, Mode mode = Mode::mixed) {
   return o;
 }
 
-const Finding* find(const CampaignReport& r, const std::string& prefix) {
-  for (const Finding& f : r.findings)
+const Failure* find(const CampaignReport& r, const std::string& prefix) {
+  for (const Failure& f : r.failures)
     if (f.signature.text().rfind(prefix, 0) == 0) return &f;
   return nullptr;
 }
@@ -49,26 +49,48 @@ TEST(Campaign, SameSeedSameReport) {
 
 TEST(Campaign, CatchesPre50874WithinTheFirstThousandCases) {
   const CampaignReport r = run_campaign(cases(1000), impls({"vllm-pre-50874"})).value();
-  const Finding* capacity = find(r, "vllm-pre-50874/capacity/gathered/");
+  const Failure* capacity = find(r, "vllm-pre-50874/capacity/gathered/");
   ASSERT_NE(capacity, nullptr);
   EXPECT_TRUE(capacity->c.monolithic);
   EXPECT_EQ(capacity->detail.rfind("replay buffer has ", 0), 0u) << capacity->detail;
-  const Finding* shards = find(r, "vllm-pre-50874/spurious_reject/sp_shard/error");
+  const Failure* shards = find(r, "vllm-pre-50874/spurious_reject/sp_shard/error");
   ASSERT_NE(shards, nullptr);
   EXPECT_NE(shards->detail.find("assert total == n failed"), std::string::npos);
   EXPECT_EQ(r.exit_code(), 1);
 }
 
-// With the default generator, vllm-50874 fails plain steps (no micro-batches, no DP chunking)
-// in two known ways only: capacity where a CUDA-graph bucket above M pads some n_d past M
-// (spec corner case 7), and the latent one-row SP shard on TP ranks > 0 (corner case 2).
-// Everything else it gets wrong needs spec section 9: micro-batches, or DP chunking (even a
-// single chunk, where an idle rank's placeholder row matches no branch).
+// Under the default profile (vllm) every failure-severity verdict of vllm-50874 needs
+// micro-batching: the only single-call difference left is the latent one-row SP shard.
+TEST(Campaign, UnderProfileVllmEveryVllm50874FailureNeedsMicroBatching) {
+  const auto vllm = impls({"vllm-50874"});
+  int failures = 0, latent = 0;
+  for (uint64_t i = 0; i < 20000; ++i) {
+    const Case c = generate_case(1, i, {}).c;
+    ASSERT_TRUE(in_profile(c, Profile::vllm)) << "case #" << i;
+    const Judgement j = judge_case(*vllm[0], c, derive_step(c).value(), JudgeMode::symbolic);
+    if (!j.failed()) continue;
+    if (j.severity == Severity::latent) {
+      ++latent;
+      EXPECT_EQ(c.path, Path::sp_shard) << "case #" << i << ": " << j.detail;
+      continue;
+    }
+    ++failures;
+    EXPECT_GT(c.microbatches, 1) << "case #" << i << ": " << j.detail;
+    EXPECT_EQ(j.verdict, Verdict::wrong_rows) << "case #" << i << ": " << j.detail;
+  }
+  EXPECT_GT(failures, 0);
+  EXPECT_GT(latent, 0);
+}
+
+// Under profile any, vllm-50874 fails plain steps (no micro-batches, no DP chunking) in two
+// known ways only: capacity where a CUDA-graph bucket above M pads some n_d past M (corner case
+// 7), and the latent one-row SP shard on TP ranks > 0 (corner case 2). Everything else it gets
+// wrong needs section 9: micro-batches, or DP chunking.
 TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
   const auto vllm = impls({"vllm-50874"});
   int capacity = 0, latent = 0, multi_call = 0;
   for (uint64_t i = 0; i < 20000; ++i) {
-    const Case c = generate_case(1, i, {}).c;
+    const Case c = generate_case(1, i, {.profile = Profile::any}).c;
     const Step step = derive_step(c).value();
     const Judgement j = judge_case(*vllm[0], c, step, JudgeMode::symbolic);
     if (!j.failed()) continue;
@@ -101,8 +123,8 @@ TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
 TEST(Campaign, R3FixedIsCleanInEveryMode) {
   for (Mode mode : {Mode::concrete, Mode::symbolic, Mode::mixed}) {
     const CampaignReport r = run_campaign(cases(3000, mode), impls({"r3-fixed"})).value();
-    EXPECT_TRUE(r.findings.empty()) << to_string(mode) << ": " << r.findings.front().signature.text() << ": "
-                                    << r.findings.front().detail;
+    EXPECT_TRUE(r.failures.empty()) << to_string(mode) << ": " << r.failures.front().signature.text() << ": "
+                                    << r.failures.front().detail;
     EXPECT_EQ(r.exit_code(), 0);
   }
 }
@@ -121,8 +143,8 @@ TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
   o.out_dir = dir.string();
   const auto two = impls({"vllm-50874", "vllm-pre-50874"});
   const CampaignReport r = run_campaign(o, two).value();
-  ASSERT_FALSE(r.findings.empty());
-  for (const Finding& f : r.findings) {
+  ASSERT_FALSE(r.failures.empty());
+  for (const Failure& f : r.failures) {
     ASSERT_EQ(f.file, (dir / finding_file_name(f.signature)).string());
     const Result<Case> back = read_case_file(f.file);
     ASSERT_TRUE(back.ok()) << back.error().message;
@@ -160,8 +182,8 @@ TEST(Campaign, StopFlagEndsTheCampaignAfterTheCurrentCase) {
   const CampaignReport r = run_campaign(cases(1000), impls({"vllm-pre-50874"}), hooks).value();
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(calls, 1);
-  ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.cases, static_cast<int64_t>(r.findings.front().case_index) + 1);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.cases, static_cast<int64_t>(r.failures.front().case_index) + 1);
 }
 
 TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
@@ -178,9 +200,9 @@ TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
   const auto one = impls({"vllm-pre-50874"});
   const CampaignReport plain = run_campaign(cases(300), one).value();
   const CampaignReport hooked = run_campaign(cases(300), one, hooks).value();
-  ASSERT_EQ(plain.findings.size(), hooked.findings.size());
-  for (size_t i = 0; i < plain.findings.size(); ++i) {
-    const Finding& f = hooked.findings[i];
+  ASSERT_EQ(plain.failures.size(), hooked.failures.size());
+  for (size_t i = 0; i < plain.failures.size(); ++i) {
+    const Failure& f = hooked.failures[i];
     const Result<Step> step = derive_step(f.c);
     ASSERT_TRUE(step.ok());
     EXPECT_EQ(signature_of(judge_case(*one[0], f.c, *step, f.judged_as), f.c.path), f.signature);
@@ -189,13 +211,13 @@ TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
 
 TEST(Campaign, LatentFindingsFailOnlyUnderStrict) {
   CampaignReport r;
-  r.findings.push_back(Finding{});
-  r.findings.back().severity = Severity::latent;
+  r.failures.push_back(Failure{});
+  r.failures.back().severity = Severity::latent;
   EXPECT_EQ(r.exit_code(), 0);
   r.options.strict = true;
   EXPECT_EQ(r.exit_code(), 1);
   r.options.strict = false;
-  r.findings.back().severity = Severity::failure;
+  r.failures.back().severity = Severity::failure;
   EXPECT_EQ(r.exit_code(), 1);
 }
 

@@ -8,7 +8,7 @@ namespace {
 TEST(ExhaustBounds, DefaultsAreValidAndDescribed) {
   ExhaustBounds b;
   EXPECT_TRUE(validate(b).ok());
-  EXPECT_EQ(describe(b), "D<=4 T<=4 sum(tokens)<=9 M<=9 L=2 K=1 E=4");
+  EXPECT_EQ(describe(b), "D<=4 T<=4 sum(tokens)<=9 M<=9 L=2 K=1 E=4, profile vllm");
 }
 
 TEST(ExhaustBounds, OutOfRangeNamesTheFlag) {

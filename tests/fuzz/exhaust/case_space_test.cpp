@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
 namespace {
 
-ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2}; }
+// The whole case space (profile any): these tests are about the enumeration itself.
+ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any}; }
 
 TEST(CaseSpace, UnitsComeInTheStatedOrder) {
   std::vector<std::pair<bool, std::vector<int64_t>>> got;
@@ -91,19 +93,28 @@ TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
   EXPECT_GT(total, chunked + micro);
 }
 
-TEST(CaseSpace, EveryEnumeratedCaseIsValid) {
-  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4};
+// Every enumerated case is valid and inside the profile; the sizes of these spaces change only
+// when the enumeration does.
+int64_t checked_space_size(Profile profile) {
+  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4, .profile = profile};
   int64_t cases = 0;
   for (const CaseUnit& u : enumerate_units(b)) {
     for_each_case(u, b, [&](const Case& c) {
       ++cases;
       auto status = validate(c);
       EXPECT_TRUE(status.ok()) << status.error().message;
-      return status.ok();
+      auto inside = check_profile(c, profile);
+      EXPECT_TRUE(inside.ok()) << inside.error().message;
+      return status.ok() && inside.ok();
     });
   }
-  // The size of this space: it changes only when the enumeration does.
-  EXPECT_EQ(cases, 89840);
+  return cases;
+}
+
+TEST(CaseSpace, EveryEnumeratedCaseIsValidAndInsideItsProfile) {
+  EXPECT_EQ(checked_space_size(Profile::any), 178512);
+  EXPECT_EQ(checked_space_size(Profile::vllm_legacy), 45442);
+  EXPECT_EQ(checked_space_size(Profile::vllm), 24142);
 }
 
 TEST(CaseSpace, VisitStopsWhenAsked) {

@@ -28,9 +28,28 @@ TEST(ExhaustSearch, R3FixedAgreesWithTheReferenceOnTheWholeSpace) {
   }
 }
 
-TEST(ExhaustSearch, VllmPre50874SmallestCounterexampleIsABucketAboveM) {
+// Under profile vllm the smallest difference is the per-rank replay buffer: two DP ranks (the
+// idle one running its dummy token) gathered into a monolithic kernel, 2 rows into 1.
+TEST(ExhaustSearch, VllmPre50874SmallestReachableCounterexampleIsTheReplayBuffer) {
   PolicyImplementation impl(make_vllm_pre_50874_policy());
   const ExhaustReport r = exhaust_search(small(), differs_from_reference(judge_implementation(impl)), {2, {}});
+  ASSERT_TRUE(r.counterexample.has_value());
+  EXPECT_EQ(r.counterexample->position, 866);
+  EXPECT_EQ(r.cases, 867);
+  EXPECT_EQ(case_to_json(r.counterexample->c).dump(),
+            R"({"format":"r3fuzz-case/1","idle_dummy":true,"layer":0,"max_num_tokens":1,)"
+            R"("model":{"experts":4,"layers":2,"top_k":1},"monolithic":true,"padding":"none","path":"gathered",)"
+            R"("tokens":[0,1],"topology":{"dp":2,"ep":false,"sp":false,"tp":1}})");
+  EXPECT_EQ(r.counterexample->detail,
+            "vllm-pre-50874: capacity failure (branch naive_total): replay buffer has 1 rows, the gathered batch the "
+            "monolithic kernel processes has 2");
+}
+
+TEST(ExhaustSearch, VllmPre50874SmallestCounterexampleUnderProfileAnyIsABucketAboveM) {
+  PolicyImplementation impl(make_vllm_pre_50874_policy());
+  ExhaustBounds b = small();
+  b.profile = Profile::any;
+  const ExhaustReport r = exhaust_search(b, differs_from_reference(judge_implementation(impl)), {2, {}});
   ASSERT_TRUE(r.counterexample.has_value());
   // Unit 0 (D=1, T=1, tokens [0]), M=1, path single: paddings none, dp_max and cudagraph [1]
   // (4 cases each) pass; cudagraph [2] runs the step with 2 rows on a 1-row buffer.

@@ -78,6 +78,9 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
     if (M % T != 0) ++seen["M mod T != 0"];
     if (c.layer == c.model.layers - 1 && c.model.layers > 1) ++seen["layer L-1"];
     if (c.metadata) ++seen["metadata"];
+    if (c.idle_dummy) ++seen["idle dummy"];
+    const Status inside = check_profile(c, options.profile);
+    EXPECT_TRUE(inside.ok()) << "case #" << i << ": " << inside.error().message;
     if (c.padding.mode == PaddingMode::cudagraph && c.padding.cudagraph_sizes == vllm_default_cudagraph_sizes())
       ++seen["vllm default cudagraph sizes"];
     const std::vector<int64_t> n = derive_num_tokens_across_dp(c);
@@ -108,7 +111,7 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
 }
 
 TEST(Generator, ValidCasesThatReachEveryEdgeOfTheContract) {
-  const std::map<std::string, int> seen = features({}, 20000);
+  const std::map<std::string, int> seen = features({.profile = Profile::any}, 20000);
   for (const char* feature :
        {"path single", "path gathered", "path local", "path sp_shard", "padding none", "padding dp_max",
         "padding cudagraph", "size tiny", "size small", "size production", "tp 1", "tp 2", "tp 3", "tp 4", "tp 6",
@@ -116,15 +119,38 @@ TEST(Generator, ValidCasesThatReachEveryEdgeOfTheContract) {
         "M > 16384", "M mod T != 0", "layer L-1", "vllm default cudagraph sizes", "dp_chunk",
         "dp_chunk beyond every rank", "dp_chunk with several chunks", "a rank with 0 tokens", "a rank with 1 token",
         "n_d = M", "n_d > M (bucket above M)", "n_d mod T != 0", "heavy SP padding near capacity",
-        "one rank holds every token", "SP rank with n_d = 1"}) {
+        "one rank holds every token", "SP rank with n_d = 1", "idle dummy"}) {
     EXPECT_GT(seen.count(feature) ? seen.at(feature) : 0, 0) << "never generated: " << feature;
   }
   EXPECT_EQ(seen.count("metadata"), 0u) << "metadata overrides are off by default";
   EXPECT_EQ(seen.count("experts > 32768"), 0u) << "wide expert counts are off by default";
 }
 
+// The default profile (vllm) reaches every edge vLLM can run, and none it cannot: no bucket
+// above M, no DP chunking, no step with every rank idle; idle ranks run their dummy token.
+TEST(Generator, ProfileVllmReachesEveryEdgeVllmCanRun) {
+  const std::map<std::string, int> seen = features({}, 20000);
+  for (const char* feature :
+       {"path single", "path gathered", "path local", "path sp_shard", "padding none", "padding dp_max",
+        "padding cudagraph", "sp", "monolithic", "microbatches 2", "microbatches 3", "microbatches 4", "dp 1", "dp 64",
+        "M mod T != 0", "layer L-1", "a rank with 0 tokens", "a rank with 1 token", "n_d = M", "n_d mod T != 0",
+        "heavy SP padding near capacity", "one rank holds every token", "SP rank with n_d = 1", "idle dummy"}) {
+    EXPECT_GT(seen.count(feature) ? seen.at(feature) : 0, 0) << "never generated: " << feature;
+  }
+  for (const char* feature : {"n_d > M (bucket above M)", "dp_chunk", "metadata"}) {
+    EXPECT_EQ(seen.count(feature), 0u) << "outside profile vllm: " << feature;
+  }
+}
+
+TEST(Generator, ProfileVllmLegacyAddsDpChunking) {
+  const std::map<std::string, int> seen = features({.profile = Profile::vllm_legacy}, 5000);
+  EXPECT_GT(seen.count("dp_chunk with several chunks") ? seen.at("dp_chunk with several chunks") : 0, 0);
+  EXPECT_EQ(seen.count("n_d > M (bucket above M)"), 0u);
+}
+
 TEST(Generator, OptionsTurnOnOverridesAndWideExperts) {
   GeneratorOptions options;
+  options.profile = Profile::any;  // no vLLM profile has metadata overrides
   options.metadata_overrides = true;
   options.wide_experts = true;
   const std::map<std::string, int> seen = features(options, 5000);

@@ -62,6 +62,7 @@ TEST(DifferentialRunner, SkipsMetadataOverridesUnlessAskedFor) {
   EXPECT_FALSE(skipped.abort);
   DifferentialConfig config{{"r3-fixed"}, "", false, ""};
   config.metadata_overrides = true;
+  config.profile = Profile::any;
   auto judging = DifferentialRunner::create(config);
   ASSERT_TRUE(judging);
   const DifferentialVerdict judged = judging->run(c);

@@ -66,6 +66,28 @@ RC_GTEST_PROP(MutateProperty, EveryMutationGivesAValidCaseThatRoundTrips, (uint6
   }
 }
 
+// The libFuzzer source keeps its profile: every mutation, crossover and byte-level mutation of
+// any input lands inside the active profile.
+RC_GTEST_PROP(MutateProperty, EveryMutationAndCrossOverStaysInsideTheProfile, (uint64_t seed)) {
+  const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
+  const Case a = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .extras = true});
+  const Case b = *test::gen_valid_case({.microbatches = true, .dp_chunk = true});
+  Rng rng(seed);
+  for (int m = 0; m < kMutationCount; ++m) {
+    const Case out = mutate(a, static_cast<Mutation>(m), rng, kLimits, p);
+    RC_ASSERT(validate(out).ok());
+    RC_ASSERT(in_profile(out, p));
+  }
+  const Case crossed = cross_over(a, b, rng, kLimits, p);
+  RC_ASSERT(in_profile(crossed, p));
+  std::vector<uint8_t> bytes = *rc::gen::container<std::vector<uint8_t>>(rc::gen::arbitrary<uint8_t>());
+  bytes.resize(std::max<size_t>(bytes.size(), 1));
+  bytes.resize(bytes.size() + 512);
+  const size_t n = mutate_bytes(bytes.data(), bytes.size() - 512, bytes.size(), static_cast<unsigned>(seed), kLimits, p);
+  auto decoded = case_from_binary(std::span<const uint8_t>(bytes.data(), n), kLimits);
+  if (decoded) RC_ASSERT(in_profile(*decoded, p) || n == bytes.size() - 512);  // untouched when it did not fit
+}
+
 TEST(Mutate, TokenCountsReachTheCornerCaseEdges) {
   Case c = sp_case();
   c.topology.tp = 3;
@@ -85,7 +107,7 @@ TEST(Mutate, PaddingOffersVllmDefaultCaptureSizesAndBucketsAboveM) {
   bool defaults = false;
   bool above_m = false;
   for (int i = 0; i < 200; ++i) {
-    const Case out = mutate(sp_case(), Mutation::padding, rng, kLimits);
+    const Case out = mutate(sp_case(), Mutation::padding, rng, kLimits, Profile::any);
     const auto& sizes = out.padding.cudagraph_sizes;
     if (sizes.size() == 16 && sizes[0] == 1 && sizes[1] == 2 && sizes[2] == 4 && sizes[3] == 8 && sizes[15] == 104) {
       defaults = true;
@@ -101,7 +123,7 @@ TEST(Mutate, MetadataMutationsProduceBothAcceptedAndRejectedSteps) {
   int rejected = 0;
   int accepted = 0;
   for (int i = 0; i < 200; ++i) {
-    const Case out = mutate(sp_case(), Mutation::metadata, rng, kLimits);
+    const Case out = mutate(sp_case(), Mutation::metadata, rng, kLimits, Profile::any);
     if (!out.metadata) continue;
     auto step = derive_step(out);
     ASSERT_TRUE(step);

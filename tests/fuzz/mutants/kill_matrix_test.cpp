@@ -23,7 +23,7 @@ TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {
     if (f == Fault::layer_unchecked) {
       // No valid case has layer >= L: the case format cannot tell this fault apart.
       EXPECT_EQ(r.status, MutantStatus::equivalent) << r.note;
-      EXPECT_EQ(r.note.rfind("exhaust D<=3 T<=3 sum(tokens)<=4 M<=4 L=2 K=1 E=65536: no difference within bounds: ", 0),
+      EXPECT_EQ(r.note.rfind("exhaust D<=3 T<=3 sum(tokens)<=4 M<=4 L=2 K=1 E=65536, profile any: no difference within bounds: ", 0),
                 0u)
           << r.note;
       continue;

@@ -7,7 +7,7 @@
 
 #include "fuzz/mutants/carrier.hpp"
 #include "fuzz/mutants/fault.hpp"
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/shrink/shrink.hpp"
 #include "tests/support/case_print.hpp"

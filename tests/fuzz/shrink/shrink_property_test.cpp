@@ -6,10 +6,12 @@
 
 #include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "reference/layout.hpp"
+#include "reference/profile.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/case_gen.hpp"
 #include "tests/support/case_arbitrary.hpp"
 #include "tests/support/case_print.hpp"
 
@@ -28,6 +30,29 @@ RC_GTEST_PROP(CaseArbitrary, R3FixedPassesEveryGeneratedCase, (const Case& c)) {
   const auto policy = make_r3_fixed_policy();
   const Judgement j = judge_symbolic(c, *step, *policy, "r3-fixed");
   RC_ASSERT(j.verdict == Verdict::pass);
+}
+
+// Every candidate the shrinker judges, and so every step it takes, keeps the profile of the
+// case it started from (vllm-50874 and vllm-pre-50874 fail inside every profile).
+RC_GTEST_PROP(Shrinker, EveryStepKeepsTheProfile, ()) {
+  const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
+  const Case c = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .max_rows = 8, .profile = p});
+  const bool pre = *rc::gen::arbitrary<bool>();
+  PolicyImplementation impl(pre ? make_vllm_pre_50874_policy() : make_vllm_50874_policy());
+  const CaseJudge policy_judge = judge_with(impl, JudgeMode::symbolic);
+  bool left_profile = false;
+  const CaseJudge judge = [&](const Case& candidate) -> Result<Judgement> {
+    if (!in_profile(candidate, p)) left_profile = true;
+    return policy_judge(candidate);
+  };
+  RC_PRE(judge(c).value().failed());
+  ShrinkOptions options;
+  options.profile = p;
+  options.max_judgements = 2000;
+  const ShrinkResult r = shrink_case(c, judge, options).value();
+  RC_ASSERT(!left_profile);
+  RC_ASSERT(in_profile(r.minimal, p));
+  RC_ASSERT(r.judgement.failed());
 }
 
 // RapidCheck's own search for a local minimum over the domain shrinks: the vllm-pre-50874

@@ -1,4 +1,5 @@
-// How big a case reads: the measures the shrinker reports and the benchmark compares.
+// How big a case reads and how it reads in one line: the measures the shrinker reports and the
+// benchmark compares, and the summaries reports print.
 #pragma once
 
 #include <string>
@@ -10,7 +11,7 @@ namespace r3 {
 
 // Fields a reader must look at: every scalar that differs from Case's default (dp 1, tp 1,
 // no EP/SP, one layer, top-k 1, one expert, M 1, padding none, path single, not monolithic,
-// layer 0, one micro-batch, no DP chunk), plus each non-zero token count, each CUDA-graph
+// layer 0, one micro-batch, no DP chunk, no idle dummy), plus each non-zero token count, each CUDA-graph
 // size, each metadata entry given, a note and an expectation.
 int non_default_fields(const Case& c);
 

@@ -1,4 +1,4 @@
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "fuzz/shrink/case_measure.hpp"
+#include "reference/case_measure.hpp"
 
 #include <algorithm>
 
@@ -46,6 +46,7 @@ int non_default_fields(const Case& c) {
   n += static_cast<int>(std::count_if(c.tokens.begin(), c.tokens.end(), [](int64_t t) { return t != 0; }));
   n += c.padding.mode != d.padding.mode;
   n += static_cast<int>(c.padding.cudagraph_sizes.size());
+  n += c.idle_dummy != d.idle_dummy;
   n += c.path != d.path;
   n += c.monolithic != d.monolithic;
   n += c.layer != d.layer;
@@ -77,6 +78,7 @@ std::vector<std::string> describe_changes(const Case& before, const Case& after)
   item("top_k", num(before.model.top_k), num(after.model.top_k));
   item("experts", num(before.model.experts), num(after.model.experts));
   item("padding", padding_text(before.padding), padding_text(after.padding));
+  item("idle_dummy", flag(before.idle_dummy), flag(after.idle_dummy));
   item("microbatches", num(before.microbatches), num(after.microbatches));
   item("dp_chunk", before.dp_chunk ? num(*before.dp_chunk) : "none", after.dp_chunk ? num(*after.dp_chunk) : "none");
   item("monolithic", flag(before.monolithic), flag(after.monolithic));
@@ -92,7 +94,9 @@ std::string summarize(const Case& c) {
   text += ", M " + std::to_string(c.max_num_tokens) + ", tokens " + list_text(c.tokens);
   text += ", L " + std::to_string(c.model.layers) + " K " + std::to_string(c.model.top_k) + " E " +
           std::to_string(c.model.experts);
-  text += ", padding " + padding_text(c.padding) + ", path " + std::string(to_string(c.path));
+  text += ", padding " + padding_text(c.padding);
+  if (c.idle_dummy) text += " + idle dummy";
+  text += ", path " + std::string(to_string(c.path));
   if (c.monolithic) text += " monolithic";
   text += ", layer " + std::to_string(c.layer);
   if (c.microbatches > 1) text += ", microbatches " + std::to_string(c.microbatches);

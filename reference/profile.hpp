@@ -1,0 +1,51 @@
+// Engine profiles (docs/layout-contract.md section 10): the part of the case space an engine can
+// actually run. A profile never changes what a case means; it only decides which cases the
+// producers (generator, mutator, enumerator, shrinker, seeder, test generators) may produce, so
+// that every failure r3fuzz reports by default is one the engine under test can reach.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+
+namespace r3 {
+
+// The Profile enum, its names and parse_profile() live in case.hpp: a case file may record one.
+inline constexpr Profile kDefaultProfile = Profile::vllm;
+
+// Why `c` is a step the engine of `profile` cannot run, naming the rule and its source; ok
+// when the case lies inside the profile.
+Status check_profile(const Case& c, Profile profile);
+bool in_profile(const Case& c, Profile profile);
+
+// The case an engine of `profile` would run for `c`: the smallest set of edits that brings it
+// inside (CUDA-graph sizes clamped to M the way vLLM clamps them, idle ranks given their dummy
+// token, micro-batching, DP chunking and metadata overrides dropped where the engine has none,
+// one token for a step in which every rank is idle). A valid case stays valid; a case already
+// inside is returned unchanged. Used by producers that cannot draw inside directly (the
+// libFuzzer mutator, production seeds).
+Case fit_to_profile(Case c, Profile profile);
+
+// vLLM's micro-batching vote (vllm/v1/worker/ubatch_utils.py, is_last_ubatch_empty): a rank with
+// `real` tokens, padded to `padded` rows and split into `ubatches`, votes no when its last
+// micro-batch would hold no real token.
+bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches);
+
+// The profile a case file names ("profile" key); when it names none, the narrowest profile the
+// case lies in (vllm, then vllm-legacy, then any), so a reachable case stays reachable.
+Profile profile_of(const Case& c);
+
+// Where a case stands: the profile it names (or its narrowest), and why it lies outside a
+// named one. replay and explain judge any valid case, and say this.
+struct ProfileStanding {
+  Profile profile = kDefaultProfile;
+  bool named = false;                  // the file's "profile" key
+  std::optional<std::string> outside;  // the named profile's rule the case breaks
+  std::string text() const;            // "profile vllm-legacy (named): outside: dp_chunk: ..."
+};
+ProfileStanding standing_of(const Case& c);
+
+}  // namespace r3
