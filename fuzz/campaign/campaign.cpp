@@ -93,10 +93,11 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   Clock::time_point next_progress = start;
   double elapsed = 0;
   std::vector<Judgement> judgements(impls.size());  // one per implementation, reused case after case
+  auto stopping = [&] { return hooks.stop && hooks.stop->load(std::memory_order_relaxed); };
 
   for (uint64_t index = 0;; ++index) {
     if (options.max_cases && report.cases >= *options.max_cases) break;
-    if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
+    if (stopping()) {
       report.interrupted = true;
       break;
     }
@@ -128,6 +129,13 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       // Only the reported rank's words are read here; rendering every rank's costs more than judging.
       Judgement& j = judgements[static_cast<size_t>(&impl - impls.data())];
       judge_case_into(j, *impl, g.c, *step, *mode, RankDetails::reported_ranks);
+      // A signal during the judgement may have cut it short (an adapter's wait ends with an
+      // "interrupted" error): the judgement says nothing about the implementation, so it is
+      // neither counted nor reported.
+      if (stopping()) {
+        report.interrupted = true;
+        break;
+      }
       const std::string name = j.impl;
       ++report.distribution.branch[name][branch_taken(j)];
       ++report.distribution.verdict[name][verdict_key(j)];
@@ -156,6 +164,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       seen.emplace(sig, report.findings.size());
       report.findings.push_back(std::move(f));
     }
+    if (report.interrupted) break;
   }
   report.timing.elapsed_seconds = seconds_since(start);
   if (hooks.on_progress) hooks.on_progress({report.cases, seen.size(), report.timing.elapsed_seconds});

@@ -12,13 +12,39 @@
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/flag_error.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/exhaust/search.hpp"
 #include "fuzz/mutants/carrier.hpp"
 
 namespace r3 {
 namespace {
+
+// The largest space exhaust takes. The search lists every unit before checking them (about
+// 100 bytes each) and checks some 10^5 to 10^6 cases a second, so this keeps memory under
+// a few hundred MB and a run to hours; larger bounds are refused before anything is listed.
+inline constexpr int64_t kMaxCases = 1'000'000'000;
+inline constexpr int64_t kMaxUnits = 5'000'000;
+
+// 2197609381 as "2,197,609,381".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+Status check_space_size(const ExhaustBounds& b) {
+  const SpaceSize size = count_space(b);
+  if (size.cases <= kMaxCases && size.units <= kMaxUnits) return ok_status();
+  return Error{"the bounds " + describe(b) + " enumerate " + grouped(size.cases) + " cases in " + grouped(size.units) +
+               " token layouts; at most " + grouped(kMaxCases) + " cases in " + grouped(kMaxUnits) +
+               " layouts: lower --max-dp, --max-tp, --max-tokens or --max-m"};
+}
 
 struct ExhaustFlags {
   ExhaustBounds bounds;
@@ -39,6 +65,7 @@ std::string progress_line(const ExhaustProgress& p, double seconds) {
 
 Result<int> exhaust_command(const ExhaustFlags& f) {
   R3_TRY_STATUS(validate(f.bounds));
+  R3_TRY_STATUS(check_space_size(f.bounds));
   if (f.jobs < 1 || f.jobs > 1024) return Error{"--jobs: " + std::to_string(f.jobs) + " is out of range [1, 1024]"};
   std::optional<Fault> fault;
   if (!f.fault.empty()) {
@@ -47,7 +74,9 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
   R3_TRY(std::unique_ptr<Implementation> a, make_subject(f.impl, fault));
   std::unique_ptr<Implementation> b;
   if (!f.against.empty()) {
-    R3_TRY(b, make_subject(f.against, std::nullopt));
+    auto against = make_subject(f.against, std::nullopt);
+    if (!against.ok()) return as_flag_error(against.error(), "--against");
+    b = std::move(against).value();
   }
   const CaseCheck check = b ? differs_between(judge_implementation(*a, f.concrete), judge_implementation(*b, f.concrete))
                             : differs_from_reference(judge_implementation(*a, f.concrete));

@@ -10,6 +10,7 @@
 // same order on a case where none of them reproduces.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -33,6 +34,8 @@ struct ShrinkOptions {
   // shrinker may move the path toward single and treats (impl, verdict) as the bug (and the
   // severity, with keep_severity): the branch follows the path.
   bool allow_path_change = false;
+  // Set by a signal (r3fuzz run's Ctrl-C): stop before the next candidate, keeping the smallest so far.
+  const std::atomic<bool>* stop = nullptr;
   // Called with one line per accepted reduction ("dp 32 -> 16"), and once at the end.
   std::function<void(const std::string&)> progress;
 };
@@ -42,6 +45,7 @@ enum class ShrinkStop {
   time_limit,      // max_seconds ran out
   judgement_limit, // max_judgements ran out
   not_failing,     // the input passes: nothing to shrink
+  interrupted,     // options.stop was set
 };
 std::string_view to_string(ShrinkStop stop);
 
