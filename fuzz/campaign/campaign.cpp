@@ -24,13 +24,17 @@ std::string verdict_key(const Judgement& j) {
   return key;
 }
 
-void count_case(Distribution& d, const GeneratedCase& g) {
+// `delta` -1 takes back a case a signal cut short (a count back at 0 leaves the report).
+void count_case(Distribution& d, const GeneratedCase& g, int delta = 1) {
   const Case& c = g.c;
-  ++d.path[std::string(to_string(c.path))];
-  ++d.padding[std::string(to_string(c.padding.mode))];
-  ++d.sp[c.topology.sp ? "on" : "off"];
-  ++d.size[std::string(to_string(g.size))];
-  ++d.calls[c.microbatches > 1 ? "microbatches" : c.dp_chunk ? "dp_chunk" : "one call"];
+  auto add = [delta](std::map<std::string, int64_t>& counts, std::string key) {
+    if ((counts[key] += delta) == 0) counts.erase(key);
+  };
+  add(d.path, std::string(to_string(c.path)));
+  add(d.padding, std::string(to_string(c.padding.mode)));
+  add(d.sp, c.topology.sp ? "on" : "off");
+  add(d.size, std::string(to_string(g.size)));
+  add(d.calls, c.microbatches > 1 ? "microbatches" : c.dp_chunk ? "dp_chunk" : "one call");
 }
 
 // Writes the finding's case with its "expect" and "note"; the file is complete before the
@@ -125,17 +129,21 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
         ++report.distribution.judged["skipped"];
         continue;
       }
-      ++report.distribution.judged[std::string(to_string(*mode))];
       // Only the reported rank's words are read here; rendering every rank's costs more than judging.
       Judgement& j = judgements[static_cast<size_t>(&impl - impls.data())];
       judge_case_into(j, *impl, g.c, *step, *mode, RankDetails::reported_ranks);
       // A signal during the judgement may have cut it short (an adapter's wait ends with an
       // "interrupted" error): the judgement says nothing about the implementation, so it is
-      // neither counted nor reported.
+      // neither counted nor reported, and a case no implementation finished is not counted.
       if (stopping()) {
         report.interrupted = true;
+        if (&impl == &impls.front()) {
+          --report.cases;
+          count_case(report.distribution, g, -1);
+        }
         break;
       }
+      ++report.distribution.judged[std::string(to_string(*mode))];
       const std::string name = j.impl;
       ++report.distribution.branch[name][branch_taken(j)];
       ++report.distribution.verdict[name][verdict_key(j)];

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "fuzz/campaign/shell_quote.hpp"
+
 namespace r3 {
 namespace {
 
@@ -31,7 +33,7 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 std::string replay_command(const Finding& f) {
-  return f.file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + f.file;
+  return f.file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + shell_quote(f.file);
 }
 
 std::string report_text(const CampaignReport& r, bool with_timing) {

@@ -30,11 +30,13 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 // What the command printed must reach its destination: a full disk or /dev/full is an error,
 // not a silent exit 0. nullopt when stdout is fine.
 std::optional<std::string> stdout_write_error() {
-  std::cout.flush();
   errno = 0;
+  std::cout.flush();  // the write that fails sets errno, so it is read before anything else runs
+  const int flush_errno = errno;
   const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
   if (!failed) return std::nullopt;
-  return std::string("r3fuzz: cannot write to standard output: ") + (errno ? std::strerror(errno) : "write error");
+  const int why = flush_errno ? flush_errno : errno;
+  return std::string("r3fuzz: cannot write to standard output: ") + (why ? std::strerror(why) : "write error");
 }
 
 int run(int argc, char** argv) {
