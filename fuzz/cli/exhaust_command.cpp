@@ -13,6 +13,7 @@
 
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/flag_error.hpp"
+#include "fuzz/cli/number_flags.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
@@ -108,24 +109,35 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
 
 void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   auto f = std::make_shared<ExhaustFlags>();
+  // Whole numbers without wrapping; validate() then says each flag's own range.
+  const CLI::Validator whole_number =
+      signed_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).description("");
   CLI::App* cmd = app.add_subcommand(
       "exhaust", "Check every case within small bounds: an implementation against the reference, or two against "
                  "each other; print the smallest counterexample");
-  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated")->capture_default_str();
-  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated")->capture_default_str();
+  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated")->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--max-tokens", f->bounds.max_tokens, "largest sum of real tokens over the DP ranks")
-      ->capture_default_str();
-  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated")->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--layers", f->bounds.layers, "MoE layers L (layers 0 and L-1 are enumerated)")
-      ->capture_default_str();
-  cmd->add_option("--top-k", f->bounds.top_k, "experts per token K")->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--top-k", f->bounds.top_k, "experts per token K")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--experts", f->bounds.experts, "experts E (above 32767 to reach narrow-int16)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--impl", f->impl, "the implementation checked (a registry name)")->capture_default_str();
   cmd->add_option("--against", f->against, "compare with this implementation instead of the reference");
   cmd->add_option("--fault", f->fault, "inject this named fault (design.md's mutant table) into --impl");
   cmd->add_flag("--concrete", f->concrete, "judge policy models on concrete values too (value faults)");
-  cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str();
+  cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
+      ->transform(whole_number);
   cmd->callback([f, &outcome] {
     auto code = exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());

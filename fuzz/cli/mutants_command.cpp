@@ -77,7 +77,9 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   f->options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   CLI::App* cmd = app.add_subcommand(
       "mutants", "Measure how fast the harness kills each named fault in each implementation that carries it");
-  cmd->add_option("--seeds", f->options.seeds, "generator seeds per mutant")->capture_default_str();
+  cmd->add_option("--seeds", f->options.seeds, "generator seeds per mutant")
+      ->capture_default_str()
+      ->transform(signed_in(1, 1000));
   cmd->add_option("--first-seed", f->options.first_seed, "the first seed; the others follow it")
       ->capture_default_str()
       ->transform(unsigned_in(0));
@@ -90,7 +92,9 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--json", f->json, "print the matrix as one JSON document");
   cmd->add_option("--markdown", f->markdown, "also write the matrix as a Markdown section to this file");
   cmd->add_flag("--no-shrink", f->no_shrink, "report first detections without shrinking them");
-  cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")->capture_default_str();
+  cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")
+      ->capture_default_str()
+      ->transform(signed_in(1, 1024));
   cmd->callback([f, &outcome] {
     auto code = mutants_command(*f);
     if (!code) return outcome.fail("mutants", code.error());
