@@ -1,5 +1,7 @@
 #include "fuzz/adapter/child_process.hpp"
 
+#include "fuzz/adapter/child_groups.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,7 +54,8 @@ std::string describe_wait_status(int status) {
   return "ended with wait status " + std::to_string(status);
 }
 
-Result<ChildProcess> ChildProcess::start(const std::string& command, const std::string& stderr_log) {
+Result<ChildProcess> ChildProcess::start(const std::string& command, const std::string& stderr_log,
+                                         const std::atomic<bool>* stop) {
   ignore_sigpipe();
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0) return Error{errno_text("pipe")};
@@ -93,8 +96,10 @@ Result<ChildProcess> ChildProcess::start(const std::string& command, const std::
     ::close(out_pipe[0]);
     return Error{std::string("cannot start /bin/sh -c '") + command + "': " + std::strerror(rc)};
   }
+  remember_child_group(pid);  // its group id is its pid (setpgroup 0)
   ChildProcess child;
   child.pid_ = pid;
+  child.stop_ = stop;
   child.to_child_ = in_pipe[1];
   child.from_child_ = out_pipe[0];
   fcntl(child.to_child_, F_SETFL, fcntl(child.to_child_, F_GETFL) | O_NONBLOCK);
@@ -111,6 +116,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     to_child_ = std::exchange(other.to_child_, -1);
     from_child_ = std::exchange(other.from_child_, -1);
     pending_ = std::move(other.pending_);
+    stop_ = other.stop_;
   }
   return *this;
 }
@@ -128,10 +134,16 @@ void ChildProcess::kill_and_reap() {
   if (pid_ <= 0) return;
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
+  forget_child_group(pid_);  // before the reap frees the id for reuse
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
+}
+
+int ChildProcess::poll_millis(Deadline deadline) const {
+  const int left = millis_until(deadline);
+  return stop_ ? std::min(left, static_cast<int>(kStopPollSlice.count())) : left;
 }
 
 Status ChildProcess::write_all(std::string_view bytes, Deadline deadline) {
@@ -145,8 +157,10 @@ Status ChildProcess::write_all(std::string_view bytes, Deadline deadline) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EPIPE) return Error{"the adapter closed its stdin"};
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return Error{errno_text("write to the adapter")};
+    if (stopping()) return Error{"interrupted"};
     pollfd p{to_child_, POLLOUT, 0};
-    const int ready = ::poll(&p, 1, millis_until(deadline));
+    const int ready = ::poll(&p, 1, poll_millis(deadline));
+    if (ready == 0 && std::chrono::steady_clock::now() < deadline) continue;  // a slice ended
     if (ready == 0) return Error{"the adapter stopped reading its stdin"};
     if (ready < 0 && errno != EINTR) return Error{errno_text("poll")};
     if (ready > 0 && (p.revents & (POLLERR | POLLHUP)) && !(p.revents & POLLOUT))
@@ -189,8 +203,14 @@ ChildProcess::Line ChildProcess::read_line(Deadline deadline, size_t max_bytes) 
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
+    if (stopping()) {
+      out.kind = Line::Kind::interrupted;
+      out.text = pending_;
+      return out;
+    }
     pollfd p{from_child_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, millis_until(deadline));
+    const int ready = ::poll(&p, 1, poll_millis(deadline));
+    if (ready == 0 && std::chrono::steady_clock::now() < deadline) continue;  // a slice ended
     if (ready == 0) {
       out.kind = Line::Kind::timeout;
       out.text = pending_;
@@ -202,15 +222,22 @@ ChildProcess::Line ChildProcess::read_line(Deadline deadline, size_t max_bytes) 
 std::optional<std::string> ChildProcess::wait_for_exit(std::chrono::milliseconds grace) {
   if (pid_ <= 0) return std::nullopt;
   const Deadline deadline = std::chrono::steady_clock::now() + grace;
-  int status = 0;
   for (;;) {
-    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) {
+    // WNOWAIT leaves the shell a zombie, so its group id cannot be reused while whatever it
+    // started is killed; waitpid then reaps it.
+    siginfo_t info{};
+    const int rc = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (rc == 0 && info.si_pid == pid_) {
+      ::kill(-pid_, SIGKILL);
+      forget_child_group(pid_);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
       pid_ = -1;
       close_pipes();
       return describe_wait_status(status);
     }
-    if (done < 0 && errno != EINTR) break;
+    if (rc < 0 && errno != EINTR) break;
     if (std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }

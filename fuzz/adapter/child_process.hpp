@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -22,7 +23,11 @@ class ChildProcess {
   // Starts `command` via /bin/sh -c with its stdin and stdout on pipes. stderr goes to
   // `stderr_log` (opened for appending) or, when empty, to r3fuzz's own stderr. Also makes
   // SIGPIPE ignored process-wide, so writing to a dead child is an error, not a signal.
-  static Result<ChildProcess> start(const std::string& command, const std::string& stderr_log);
+  // While `stop` (when given) is set, waits on the pipes end within kStopPollSlice with
+  // Line::Kind::interrupted: Ctrl-C must not wait out an adapter's timeout.
+  static Result<ChildProcess> start(const std::string& command, const std::string& stderr_log,
+                                    const std::atomic<bool>* stop = nullptr);
+  static constexpr std::chrono::milliseconds kStopPollSlice{50};
 
   ChildProcess() = default;
   ChildProcess(ChildProcess&& other) noexcept;
@@ -38,7 +43,7 @@ class ChildProcess {
   Status write_all(std::string_view bytes, Deadline deadline);
 
   struct Line {
-    enum class Kind { line, timeout, eof, too_long };
+    enum class Kind { line, timeout, eof, too_long, interrupted };
     Kind kind = Kind::line;
     std::string text;  // the line without its '\n'; on eof/timeout/too_long what had arrived
   };
@@ -55,7 +60,10 @@ class ChildProcess {
 
  private:
   void close_pipes();
+  bool stopping() const { return stop_ && stop_->load(std::memory_order_relaxed); }
+  int poll_millis(Deadline deadline) const;  // until the deadline, in slices when `stop_` is set
   pid_t pid_ = -1;
+  const std::atomic<bool>* stop_ = nullptr;
   int to_child_ = -1;
   int from_child_ = -1;
   std::string pending_;  // bytes read past the last returned line

@@ -115,7 +115,8 @@ Error ExternalImplementation::fail(std::string message) const {
 
 Status ExternalImplementation::ensure_running() const {
   if (child_.running()) return ok_status();
-  R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log));
+  if (options_.stop && options_.stop->load()) return Error{"interrupted before the adapter started"};
+  R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log, options_.stop));
   ++starts_;
   R3_TRY(std::string line, exchange(hello_request().dump(), -1, options_.startup_timeout));
   const json reply = json::parse(line, nullptr, false);
@@ -155,6 +156,8 @@ Result<std::string> ExternalImplementation::exchange(const std::string& request,
                   " bytes: " + quote_line(line.text));
     case ChildProcess::Line::Kind::eof:
       return ended(what, line.text);
+    case ChildProcess::Line::Kind::interrupted:
+      return fail("interrupted while waiting for the reply to " + what);
   }
   return fail("unreachable");
 }

@@ -9,6 +9,7 @@
 // killed and reaped, and the next case starts a fresh one.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,9 @@ struct ExternalOptions {
   std::chrono::milliseconds startup_timeout{30000};  // for the hello: an engine may import for a while
   std::string stderr_log;                        // the adapter's stderr: appended here; "" = r3fuzz's stderr
   size_t max_line_bytes = size_t{64} << 20;      // a longer reply is an error
+  // Set (by SIGINT, SIGTERM or SIGHUP): waits end at once with an "interrupted" error and no
+  // adapter is started; the caller, which set it, drops that result rather than report it.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class ExternalImplementation final : public Implementation {

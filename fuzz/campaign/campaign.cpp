@@ -25,13 +25,17 @@ std::string verdict_key(const Judgement& j) {
   return key;
 }
 
-void count_case(Distribution& d, const GeneratedCase& g) {
+// `delta` -1 takes back a case a signal cut short (a count back at 0 leaves the report).
+void count_case(Distribution& d, const GeneratedCase& g, int delta = 1) {
   const Case& c = g.c;
-  ++d.path[std::string(to_string(c.path))];
-  ++d.padding[std::string(to_string(c.padding.mode))];
-  ++d.sp[c.topology.sp ? "on" : "off"];
-  ++d.size[std::string(to_string(g.size))];
-  ++d.calls[c.microbatches > 1 ? "microbatches" : c.dp_chunk ? "dp_chunk" : "one call"];
+  auto add = [delta](std::map<std::string, int64_t>& counts, std::string key) {
+    if ((counts[key] += delta) == 0) counts.erase(key);
+  };
+  add(d.path, std::string(to_string(c.path)));
+  add(d.padding, std::string(to_string(c.padding.mode)));
+  add(d.sp, c.topology.sp ? "on" : "off");
+  add(d.size, std::string(to_string(g.size)));
+  add(d.calls, c.microbatches > 1 ? "microbatches" : c.dp_chunk ? "dp_chunk" : "one call");
 }
 
 // Writes `c` as `name` under --out; the file is complete before the campaign moves on, so a
@@ -122,10 +126,11 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   Clock::time_point next_progress = start;
   double elapsed = 0;
   std::vector<Judgement> judgements(impls.size());  // one per implementation, reused case after case
+  auto stopping = [&] { return hooks.stop && hooks.stop->load(std::memory_order_relaxed); };
 
   for (uint64_t index = 0;; ++index) {
     if (options.max_cases && report.cases >= *options.max_cases) break;
-    if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
+    if (stopping()) {
       report.interrupted = true;
       break;
     }
@@ -157,10 +162,21 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
         ++report.distribution.judged["skipped"];
         continue;
       }
-      ++report.distribution.judged[std::string(to_string(*mode))];
       // Only the reported rank's words are read here; rendering every rank's costs more than judging.
       Judgement& j = judgements[static_cast<size_t>(&impl - impls.data())];
       judge_case_into(j, *impl, g.c, *step, *mode, RankDetails::reported_ranks);
+      // A signal during the judgement may have cut it short (an adapter's wait ends with an
+      // "interrupted" error): the judgement says nothing about the implementation, so it is
+      // neither counted nor reported, and a case no implementation finished is not counted.
+      if (stopping()) {
+        report.interrupted = true;
+        if (&impl == &impls.front()) {
+          --report.cases;
+          count_case(report.distribution, g, -1);
+        }
+        break;
+      }
+      ++report.distribution.judged[std::string(to_string(*mode))];
       const std::string name = j.impl;
       ++report.distribution.branch[name][branch_taken(j)];
       ++report.distribution.verdict[name][verdict_key(j)];
@@ -197,6 +213,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
       Finding& finding = grouper.findings()[placed.finding];
       if (placed.created) R3_TRY_STATUS(write_finding(options, report.failures, placed.finding, finding));
     }
+    if (report.interrupted) break;
   }
   report.findings = std::move(grouper.findings());
   // Rewritten now that each lists every signature it gathered during the run.

@@ -58,7 +58,9 @@ struct CampaignHooks {
   ShrinkHook shrink;                                         // empty: report cases as found
   CanonicalHook canonical;                                   // groups failures into findings (grouping.hpp)
   std::function<void(const CampaignProgress&)> on_progress;  // a few times a second
-  const std::atomic<bool>* stop = nullptr;                   // set (by SIGINT): stop after the current case
+  // Set (by SIGINT, SIGTERM, SIGHUP): stop after the current case; a judgement the signal cut
+  // short (an external adapter's wait ends at once) is dropped, not reported.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Counts of generated cases and judgements. Keys are stable words, so the report is deterministic.

@@ -39,6 +39,7 @@ Made make_external(std::string_view command, const ImplementationOptions& o) {
   options.command = std::string(command);
   options.timeout = o.adapter_timeout;
   options.stderr_log = o.adapter_log;
+  options.stop = o.stop;
   auto impl = std::make_unique<ExternalImplementation>(std::move(options));
   if (Status s = impl->connect(); !s.ok()) return Error{"--impl external:" + std::string(command) + ": " + s.error().message};
   return std::unique_ptr<Implementation>(std::move(impl));
@@ -93,7 +94,8 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
 #if R3FUZZ_HAVE_GPU
       {"gpu", "the GPU pipeline (gpu/) deciding like vllm-50874: --backend host|virtual|nccl, --selection, --fault NAME",
        make_gpu},
-      {"gpu:", "the GPU pipeline taking another policy's decisions (gpu:r3-fixed, gpu:vllm-pre-50874)", make_gpu},
+      {"gpu:", "the GPU pipeline taking another policy's decisions (gpu:r3-fixed, gpu:vllm-pre-50874)", make_gpu,
+       "POLICY"},
 #endif
   };
   return entries;
@@ -137,7 +139,7 @@ std::string known_implementation_names() {
   for (const RegisteredImplementation& entry : registered_implementations()) {
     if (!text.empty()) text += ", ";
     text += entry.name;
-    if (is_prefix_entry(entry.name)) text += "COMMAND";
+    if (is_prefix_entry(entry.name)) text += entry.argument;
   }
   return text;
 }

@@ -3,6 +3,7 @@
 // options a command line may set. Adding an implementation is one line in registry.cpp.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -22,6 +23,7 @@ struct ImplementationOptions {
   std::string selection;  // gpu: host-decision | device-offsets ("" = its default)
   std::chrono::milliseconds adapter_timeout{5000};  // external: how long one reply may take
   std::string adapter_log;                          // external: append the adapter's stderr here ("" = ours)
+  const std::atomic<bool>* stop = nullptr;          // external: set by a signal, ends waits (ExternalOptions)
 };
 
 struct RegisteredImplementation {
@@ -30,6 +32,7 @@ struct RegisteredImplementation {
   // Builds it; `argument` is the text after a prefix entry's ':' (empty otherwise).
   std::function<Result<std::unique_ptr<Implementation>>(std::string_view argument, const ImplementationOptions&)>
       make;
+  std::string_view argument = "COMMAND";  // a prefix entry's argument, as --help and the README name it
 };
 
 const std::vector<RegisteredImplementation>& registered_implementations();
@@ -40,7 +43,7 @@ Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spe
 // What `r3fuzz run` and `r3fuzz replay` test when no --impl is given.
 std::vector<std::string> default_implementation_names();
 
-// "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND".
+// "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND, gpu, gpu:POLICY".
 std::string known_implementation_names();
 
 }  // namespace r3

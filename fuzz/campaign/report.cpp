@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "reference/case_measure.hpp"
+#include "fuzz/campaign/shell_quote.hpp"
 
 namespace r3 {
 namespace {
@@ -34,7 +35,7 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 std::string replay_command(const std::string& file) {
-  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + file;
+  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + shell_quote(file);
 }
 
 std::string replay_command(const Failure& f) { return replay_command(f.file); }

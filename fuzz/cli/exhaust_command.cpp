@@ -13,13 +13,40 @@
 
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
+#include "fuzz/cli/flag_error.hpp"
+#include "fuzz/cli/number_flags.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/exhaust/search.hpp"
 #include "fuzz/mutants/carrier.hpp"
 
 namespace r3 {
 namespace {
+
+// The largest space exhaust takes. The search lists every unit before checking them (about
+// 100 bytes each) and checks some 10^5 to 10^6 cases a second, so this keeps memory under
+// a few hundred MB and a run to hours; larger bounds are refused before anything is listed.
+inline constexpr int64_t kMaxCases = 1'000'000'000;
+inline constexpr int64_t kMaxUnits = 5'000'000;
+
+// 2197609381 as "2,197,609,381".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+Status check_space_size(const ExhaustBounds& b) {
+  const SpaceSize size = count_space(b);
+  if (size.cases <= kMaxCases && size.units <= kMaxUnits) return ok_status();
+  return Error{"the bounds " + describe(b) + " enumerate up to " + grouped(size.cases) + " cases in " + grouped(size.units) +
+               " token layouts; at most " + grouped(kMaxCases) + " cases in " + grouped(kMaxUnits) +
+               " layouts: lower --max-dp, --max-tp, --max-tokens or --max-m"};
+}
 
 struct ExhaustFlags {
   ExhaustBounds bounds;
@@ -40,6 +67,7 @@ std::string progress_line(const ExhaustProgress& p, double seconds) {
 
 Result<int> exhaust_command(const ExhaustFlags& f) {
   R3_TRY_STATUS(validate(f.bounds));
+  R3_TRY_STATUS(check_space_size(f.bounds));
   if (f.jobs < 1 || f.jobs > 1024) return Error{"--jobs: " + std::to_string(f.jobs) + " is out of range [1, 1024]"};
   std::optional<Fault> fault;
   if (!f.fault.empty()) {
@@ -48,7 +76,9 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
   R3_TRY(std::unique_ptr<Implementation> a, make_subject(f.impl, fault));
   std::unique_ptr<Implementation> b;
   if (!f.against.empty()) {
-    R3_TRY(b, make_subject(f.against, std::nullopt));
+    auto against = make_subject(f.against, std::nullopt);
+    if (!against.ok()) return as_flag_error(against.error(), "--against");
+    b = std::move(against).value();
   }
   const CaseCheck check = b ? differs_between(judge_implementation(*a, f.concrete), judge_implementation(*b, f.concrete))
                             : differs_from_reference(judge_implementation(*a, f.concrete));
@@ -80,25 +110,36 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
 
 void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   auto f = std::make_shared<ExhaustFlags>();
+  // Whole numbers without wrapping; validate() then says each flag's own range.
+  const CLI::Validator whole_number =
+      signed_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()).description("");
   CLI::App* cmd = app.add_subcommand(
       "exhaust", "Check every case within small bounds: an implementation against the reference, or two against "
                  "each other; print the smallest counterexample");
-  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated")->capture_default_str();
-  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated")->capture_default_str();
+  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated")->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--max-tokens", f->bounds.max_tokens, "largest sum of real tokens over the DP ranks")
-      ->capture_default_str();
-  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated")->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--layers", f->bounds.layers, "MoE layers L (layers 0 and L-1 are enumerated)")
-      ->capture_default_str();
-  cmd->add_option("--top-k", f->bounds.top_k, "experts per token K")->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
+  cmd->add_option("--top-k", f->bounds.top_k, "experts per token K")->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--experts", f->bounds.experts, "experts E (above 32767 to reach narrow-int16)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number);
   cmd->add_option("--impl", f->impl, "the implementation checked (a registry name)")->capture_default_str();
   cmd->add_option("--against", f->against, "compare with this implementation instead of the reference");
   cmd->add_option("--fault", f->fault, "inject this named fault (design.md's mutant table) into --impl");
   cmd->add_flag("--concrete", f->concrete, "judge policy models on concrete values too (value faults)");
   add_profile_option(*cmd, f->bounds.profile);
-  cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str();
+  cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
+      ->transform(whole_number);
   cmd->callback([f, &outcome] {
     auto code = exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());

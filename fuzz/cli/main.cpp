@@ -1,16 +1,49 @@
 // r3fuzz: the command-line tool. Registers the subcommands, runs the chosen one and turns its
-// outcome into the exit code: 0 ok, 1 failures found, 2 usage or input error.
+// outcome into the exit code: 0 ok, 1 failures found, 2 usage or input error (an output that
+// could not be written included).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/stop_signals.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// "r3fuzz bogus": CLI11 only says "A subcommand is required"; name the word and the commands.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return std::nullopt;
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "r3fuzz: unknown command '" + std::string(argv[1]) + "'; commands: " + known;
+}
+
+// What the command printed must reach its destination: a full disk or /dev/full is an error,
+// not a silent exit 0. nullopt when stdout is fine.
+std::optional<std::string> stdout_write_error() {
+  errno = 0;
+  std::cout.flush();  // the write that fails sets errno, so it is read before anything else runs
+  const int flush_errno = errno;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout;
+  if (!failed) return std::nullopt;
+  const int why = flush_errno ? flush_errno : errno;
+  return std::string("r3fuzz: cannot write to standard output: ") + (why ? std::strerror(why) : "write error");
+}
+
+int run(int argc, char** argv) {
   CLI::App app{"r3fuzz: property-based fuzzing and differential testing of MoE routing capture (R3) "
                "under DP/TP/EP/SP"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "r3fuzz " R3FUZZ_VERSION);
   r3::CommandOutcome outcome;
   // One line per command (see fuzz/cli/commands.hpp).
   r3::add_explain_command(app, outcome);
@@ -20,6 +53,10 @@ int main(int argc, char** argv) {
   r3::add_run_command(app, outcome);
   r3::add_replay_command(app, outcome);
   r3::add_shrink_command(app, outcome);
+  if (auto unknown = unknown_command(app, argc, argv)) {
+    std::cerr << *unknown << "\nRun with --help for more information.\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,4 +71,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   return outcome.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every signal that ends r3fuzz kills the adapters first (fuzz/cli/stop_signals.hpp).
+  r3::install_signal_cleanup();
+  const int code = run(argc, argv);
+  if (auto error = stdout_write_error()) {
+    std::cerr << *error << "\n";
+    return 2;
+  }
+  return code;
 }

@@ -9,6 +9,9 @@
 
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
+#include "fuzz/cli/flag_error.hpp"
+#include "fuzz/cli/number_flags.hpp"
+#include "fuzz/mutants/carrier.hpp"
 #include "fuzz/mutants/report.hpp"
 
 namespace r3 {
@@ -41,6 +44,10 @@ Result<int> mutants_command(MutantsFlags f) {
   if (f.options.jobs < 1) return Error{"--jobs: must be at least 1, got " + std::to_string(f.options.jobs)};
   f.options.shrink = !f.no_shrink;
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
+  // A carrier that is no implementation would measure nothing and report a perfect kill rate.
+  for (const std::string& carrier : f.carriers) {
+    if (auto made = make_subject(carrier, std::nullopt); !made.ok()) return as_flag_error(made.error(), "--carrier");
+  }
   std::vector<MutantResult> rows;
   for (const std::string& carrier : f.carriers) {
     for (Fault fault : faults) {
@@ -71,11 +78,15 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   f->options.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   CLI::App* cmd = app.add_subcommand(
       "mutants", "Measure how fast the harness kills each named fault in each implementation that carries it");
-  cmd->add_option("--seeds", f->options.seeds, "generator seeds per mutant")->capture_default_str();
+  cmd->add_option("--seeds", f->options.seeds, "generator seeds per mutant")
+      ->capture_default_str()
+      ->transform(signed_in(1, 1000));
   cmd->add_option("--first-seed", f->options.first_seed, "the first seed; the others follow it")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(unsigned_in(0));
   cmd->add_option("--max-cases", f->options.max_cases, "generated cases per seed before giving up")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(signed_in(1));
   cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
                                              "vllm-pre-50874 (historical replay-per-rank), gpu)");
   cmd->add_option("--fault", f->faults, "faults to measure (default: all of design.md's table)");
@@ -85,7 +96,9 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--json", f->json, "print the matrix as one JSON document");
   cmd->add_option("--markdown", f->markdown, "also write the matrix as a Markdown section to this file");
   cmd->add_flag("--no-shrink", f->no_shrink, "report first detections without shrinking them");
-  cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")->capture_default_str();
+  cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")
+      ->capture_default_str()
+      ->transform(signed_in(1, 1024));
   cmd->callback([f, &outcome] {
     auto code = mutants_command(*f);
     if (!code) return outcome.fail("mutants", code.error());

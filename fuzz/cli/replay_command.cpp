@@ -22,7 +22,8 @@ struct ReplayFlags {
 };
 
 // Files named on the command line, and every *.json directly inside a named directory, sorted.
-Result<std::vector<std::string>> case_files(const std::vector<std::string>& paths) {
+// A path that cannot be read goes to `bad` (the others still run).
+std::vector<std::string> case_files(const std::vector<std::string>& paths, std::vector<std::string>& bad) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code ec;
@@ -30,13 +31,16 @@ Result<std::vector<std::string>> case_files(const std::vector<std::string>& path
       std::vector<std::string> inside;
       for (const auto& entry : std::filesystem::directory_iterator(path, ec))
         if (entry.is_regular_file() && entry.path().extension() == ".json") inside.push_back(entry.path().string());
-      if (ec) return Error{path + ": cannot list the directory: " + ec.message()};
+      if (ec) {
+        bad.push_back(path + ": cannot list the directory: " + ec.message());
+        continue;
+      }
       std::sort(inside.begin(), inside.end());
       files.insert(files.end(), inside.begin(), inside.end());
     } else if (std::filesystem::exists(path, ec)) {
       files.push_back(path);
     } else {
-      return Error{path + ": no such file or directory"};
+      bad.push_back(path + ": no such file or directory");
     }
   }
   return files;
@@ -62,7 +66,9 @@ std::string outcome_text(std::string_view verdict, std::string_view severity) {
   return std::string(verdict) + (severity.empty() ? "" : " (" + std::string(severity) + ")");
 }
 
-// 1 when a verdict differs from its file's "expect"; input errors go to `outcome`.
+// 1 when a verdict differs from its file's "expect", or a file without one fails; 2 when a
+// file could not be replayed. A bad file is reported on stderr and the others still run, so
+// one broken file in a corpus hides nothing.
 int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   auto input_error = [&](std::string message) {
     outcome.fail("replay", Error{std::move(message)});
@@ -70,16 +76,27 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   };
   const Result<Mode> mode = parse_mode(f.mode);
   if (!mode.ok()) return input_error(mode.error().message);
-  const Result<std::vector<std::string>> files = case_files(f.paths);
-  if (!files.ok()) return input_error(files.error().message);
-  if (files->empty()) return input_error("no case files (*.json) in " + f.paths.front());
+  std::vector<std::string> bad;
+  const std::vector<std::string> files = case_files(f.paths, bad);
+  if (files.empty() && bad.empty()) return input_error("no case files (*.json) in " + f.paths.front());
+  for (const std::string& message : bad) std::cerr << "r3fuzz replay: " << message << "\n";
+  auto bad_file = [&](std::string message) {
+    std::cerr << "r3fuzz replay: " << message << "\n";
+    bad.push_back(std::move(message));
+  };
   ImplementationCache cache;
   int unexpected = 0, checked = 0;
-  for (const std::string& file : *files) {
+  for (const std::string& file : files) {
     const Result<Case> c = read_case_file(file);
-    if (!c.ok()) return input_error(c.error().message);
+    if (!c.ok()) {
+      bad_file(c.error().message);
+      continue;
+    }
     const Result<Step> step = derive_step(*c);
-    if (!step.ok()) return input_error(file + ": " + step.error().message);
+    if (!step.ok()) {
+      bad_file(file + ": " + step.error().message);
+      continue;
+    }
     // Judged all the same: a case outside the profile it names is still a valid case.
     if (const ProfileStanding standing = standing_of(*c); standing.outside) {
       std::cout << file << ": " << standing.text() << "\n";
@@ -88,11 +105,15 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     if (names.empty()) names = c->expect ? std::vector<std::string>{c->expect->impl} : default_implementation_names();
     for (const std::string& name : names) {
       const Result<const Implementation*> impl = cache.get(name);
-      if (!impl.ok()) return input_error(file + ": " + impl.error().message);
+      if (!impl.ok()) {
+        bad_file(file + ": " + impl.error().message);
+        continue;
+      }
       const std::optional<JudgeMode> how = choose_judge_mode(*mode, **impl, *c);
       if (!how) {
-        return input_error(file + ": " + name + " cannot be judged on this case in mode " + f.mode +
-                           " (too large to run concretely)");
+        bad_file(file + ": " + name + " cannot be judged on this case in mode " + f.mode +
+                 " (too large to run concretely)");
+        continue;
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);
       const std::string got = outcome_text(to_string(j.verdict), to_string(j.severity));
@@ -108,15 +129,23 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
           ++unexpected;
           std::cout << ": UNEXPECTED, the file expects " << want;
         }
+      } else if (!c->expect && j.failed()) {
+        ++unexpected;  // nothing says this failure is known: it is one
+        std::cout << ": FAILS, and the file has no \"expect\"";
       }
       std::cout << "\n";
       if (j.failed()) std::cout << "  " << j.detail << "\n";
     }
   }
-  std::cout << "replay: " << files->size() << " case file" << (files->size() == 1 ? "" : "s") << ", " << checked
-            << " expectation" << (checked == 1 ? "" : "s") << " checked, " << unexpected << " unexpected: exit "
-            << (unexpected ? 1 : 0) << "\n";
-  return unexpected ? 1 : 0;
+  const int code = !bad.empty() ? 2 : unexpected ? 1 : 0;
+  std::cout << "replay: " << files.size() << " case file" << (files.size() == 1 ? "" : "s") << ", " << checked
+            << " expectation" << (checked == 1 ? "" : "s") << " checked, " << unexpected << " unexpected, "
+            << bad.size() << " could not be replayed: exit " << code << "\n";
+  if (!bad.empty()) {
+    return input_error(std::to_string(bad.size()) + (bad.size() == 1 ? " file or path" : " files or paths") +
+                       " could not be replayed (listed above)");
+  }
+  return code;
 }
 
 }  // namespace

@@ -1,18 +1,21 @@
 // r3fuzz run: a differential campaign from the command line (fuzz/campaign does the work).
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
+#include "fuzz/cli/number_flags.hpp"
+#include "fuzz/cli/output_dir.hpp"
+#include "fuzz/cli/stop_signals.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
 
 namespace r3 {
@@ -45,27 +48,11 @@ inline constexpr int64_t kDefaultCases = 10000;
 // time bound is only a safety net for slow external implementations.
 inline constexpr int64_t kShrinkJudgementsPerFailure = 20000;
 inline constexpr double kShrinkSecondsPerFailure = 60;
+// The largest --time (30 days) and --adapter-timeout (an hour): bounds far above any real use
+// that keep a typo such as 1e300 from meaning "forever".
+inline constexpr double kMaxRunSeconds = 30 * 24 * 3600;
+inline constexpr double kMaxAdapterTimeoutSeconds = 3600;
 
-
-// Set by SIGINT; the campaign stops after the case it is running and reports as usual.
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
-
-// Installs the SIGINT handler for the campaign's lifetime.
-class SigintScope {
- public:
-  SigintScope() {
-    g_interrupted = false;
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &previous_);
-  }
-  ~SigintScope() { sigaction(SIGINT, &previous_, nullptr); }
-
- private:
-  struct sigaction previous_ {};
-};
 
 std::string progress_line(const CampaignProgress& p, const CampaignOptions& o) {
   char buf[200];
@@ -83,6 +70,9 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
     outcome.fail("run", Error{std::move(message)});
     return 2;
   };
+  // From here on SIGINT, SIGTERM and SIGHUP stop the campaign (and cut an adapter's wait
+  // short, the hello's included); the summary is printed and the adapters are killed.
+  const StopOnSignals stop;
   CampaignOptions o;
   o.seed = f.seed;
   if (f.seconds > 0) o.max_seconds = f.seconds;
@@ -92,6 +82,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   if (!mode.ok()) return usage_error(mode.error().message);
   o.mode = *mode;
   o.out_dir = f.out;
+  if (Status s = check_output_dir("--out", f.out); !s.ok()) return usage_error(s.error().message);
   o.strict = f.strict;
   o.generator.profile = f.profile;
   if (f.metadata && f.profile != Profile::any) {
@@ -112,8 +103,14 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   io.backend = f.backend;
   io.selection = f.selection;
   io.fault = f.fault;
-  io.adapter_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.adapter_timeout * 1000));
+  // At least 1 ms: a tiny positive timeout must not round down to "no time at all".
+  io.adapter_timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(f.adapter_timeout * 1000)));
   io.adapter_log = f.adapter_log;
+  io.stop = stop.flag();
+  // The same implementation twice would be judged twice and its findings doubled: refused.
+  std::set<std::string> named;
+  for (const std::string& name : f.impls)
+    if (!named.insert(name).second) return usage_error("--impl " + name + ": given twice");
   std::vector<std::unique_ptr<Implementation>> impls;
   for (const std::string& name : f.impls.empty() ? default_implementation_names() : f.impls) {
     Result<std::unique_ptr<Implementation>> impl = make_implementation(name, io);
@@ -122,9 +119,10 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
 
   CampaignHooks hooks;
-  hooks.stop = &g_interrupted;
+  hooks.stop = stop.flag();
   if (!f.no_shrink) {
     ShrinkOptions shrink;
+    shrink.stop = stop.flag();
     shrink.max_judgements = kShrinkJudgementsPerFailure;
     shrink.max_seconds = kShrinkSecondsPerFailure;
     shrink.profile = f.profile;
@@ -133,7 +131,6 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) hooks.on_progress = [&](const CampaignProgress& p) { std::cerr << progress_line(p, o) << std::flush; };
-  SigintScope sigint;
   Result<CampaignReport> report = run_campaign(o, impls, hooks);
   if (tty) std::cerr << "\n";
   if (!report.ok()) return usage_error(report.error().message);
@@ -152,12 +149,14 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   CLI::App* cmd = app.add_subcommand("run", "run a differential campaign: generated cases, every implementation "
                                             "judged against the reference, failures written to --out");
   cmd->add_option("--impl", f->impls,
-                  "implementation under test, repeatable (default: vllm-50874 and vllm-pre-50874); known: " +
+                  "implementation under test, repeatable, each at most once (default: vllm-50874 and vllm-pre-50874); known: " +
                       known_implementation_names());
-  cmd->add_option("--seed", f->seed, "generator seed; the same seed and flags give the same cases (default 1)");
-  auto* time = cmd->add_option("--time", f->seconds, "stop after SEC seconds")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", f->seed, "generator seed; the same seed and flags give the same cases (default 1)")
+      ->transform(unsigned_in(0));
+  auto* time = cmd->add_option("--time", f->seconds, "stop after SEC seconds (at most 30 days)")
+                   ->transform(seconds_up_to(kMaxRunSeconds));
   auto* cases = cmd->add_option("--cases", f->cases, "stop after N cases (default 10000 when --time is absent)")
-                    ->check(CLI::PositiveNumber);
+                    ->transform(signed_in(1));
   time->excludes(cases);
   cmd->add_option("--mode", f->mode,
                   "concrete (real values, small layouts), symbolic (row ranges, any size) or mixed (concrete when "
@@ -181,8 +180,9 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                   "how the gpu implementation selects rows: host-decision (default) or device-offsets");
   cmd->add_option("--fault", f->fault, "a named fault to inject into implementations that take one");
   cmd->add_option("--adapter-timeout", f->adapter_timeout,
-                  "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5)")
-      ->check(CLI::PositiveNumber);
+                  "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5, "
+                  "at most 3600)")
+      ->transform(seconds_up_to(kMaxAdapterTimeoutSeconds));
   cmd->add_option("--adapter-log", f->adapter_log, "external:COMMAND: append the adapter's stderr to FILE");
   cmd->callback([f, &outcome] {
     const int code = run_command(*f, outcome);

@@ -1,7 +1,7 @@
 // r3fuzz shrink: one failing case (JSON, or libFuzzer crash bytes) reduced to the smallest
 // case with the same bug signature, written out with a regression entry and a ready-to-paste
-// GoogleTest TEST. Exit 0 when it shrank a failing case, 1 when the case does not fail
-// (nothing to shrink), 2 for bad input.
+// GoogleTest TEST. Exit 0 when it shrank a failing case or the case does not fail (nothing
+// to shrink: nothing failed), 2 for bad input.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +12,8 @@
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
+#include "fuzz/cli/number_flags.hpp"
+#include "fuzz/cli/output_dir.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/mutants/carrier.hpp"
@@ -24,6 +26,9 @@ namespace r3 {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A day: far above any real shrink, and a bound that keeps a typo from meaning "forever".
+inline constexpr double kMaxShrinkSeconds = 24 * 3600;
 
 struct ShrinkFlags {
   std::string input;       // CASE.json
@@ -89,6 +94,9 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
     outcome.fail("shrink", e);
     return 2;
   };
+  if (!f.out.empty()) {
+    if (Status s = check_output_dir("--out", f.out); !s.ok()) return input_error(s.error());
+  }
   Result<Case> input = load_case(f);
   if (!input.ok()) return input_error(input.error());
   Result<ImplementationSpec> spec = implementation_spec(f, *input);
@@ -113,7 +121,7 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   if (shrunk->stop == ShrinkStop::not_failing) {
     std::cout << source << " passes on " << impl_name << " (judged " << to_string(*how)
               << "): nothing to shrink\n";
-    return 1;
+    return 0;
   }
 
   const Judgement& j = shrunk->judgement;
@@ -168,10 +176,10 @@ void add_shrink_command(CLI::App& app, CommandOutcome& outcome) {
                   "(concrete when small enough; default)");
   cmd->add_option("--out", f->out, "directory for the minimized case, the regression entry and the test "
                                    "(default: the input's directory)");
-  cmd->add_option("--max-seconds", f->max_seconds, "stop shrinking after SEC seconds (default 60)")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-seconds", f->max_seconds, "stop shrinking after SEC seconds (default 60, at most 86400)")
+      ->transform(seconds_up_to(kMaxShrinkSeconds));
   cmd->add_option("--max-judgements", f->max_judgements, "stop after judging N candidates (default 100000)")
-      ->check(CLI::PositiveNumber);
+      ->transform(signed_in(1));
   add_profile_option(*cmd, f->profile)
       ->description("every candidate stays inside this profile (docs/layout-contract.md section 10); default: "
                     "the case's \"profile\", else the narrowest one it lies in (vllm, vllm-legacy, any)");

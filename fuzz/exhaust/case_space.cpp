@@ -1,6 +1,7 @@
 #include "fuzz/exhaust/case_space.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "reference/layout.hpp"
@@ -48,7 +49,57 @@ int64_t most_chunk_rows(const Case& c) {
   return most;
 }
 
+// a * b + c, saturating at INT64_MAX (the counts of huge bounds only need to be "too many").
+int64_t saturating_add_product(int64_t c, int64_t a, int64_t b) {
+  int64_t product = 0, sum = 0;
+  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(c, product, &sum))
+    return std::numeric_limits<int64_t>::max();
+  return sum;
+}
+
+// Token vectors of length `dp` with every entry in 0..cap and a sum of at most `total`.
+int64_t vectors_up_to(int dp, int64_t total, int64_t cap) {
+  if (cap < 0) return 0;
+  std::vector<int64_t> ways(static_cast<size_t>(total + 1), 0);  // ways[s]: vectors so far summing to s
+  ways[0] = 1;
+  for (int d = 0; d < dp; ++d) {
+    std::vector<int64_t> next(ways.size(), 0);
+    for (int64_t s = 0; s <= total; ++s)
+      for (int64_t v = 0; v <= cap && s + v <= total; ++v)
+        next[static_cast<size_t>(s + v)] = saturating_add_product(next[static_cast<size_t>(s + v)], ways[static_cast<size_t>(s)], 1);
+    ways = std::move(next);
+  }
+  int64_t count = 0;
+  for (int64_t w : ways) count = saturating_add_product(count, w, 1);
+  return count;
+}
+
 }  // namespace
+
+SpaceSize count_space(const ExhaustBounds& bounds) {
+  // Counted over the whole space (profile any), where a unit's cases depend on its largest token
+  // count alone; a profile's space is a subset, so this is its upper bound.
+  ExhaustBounds b = bounds;
+  b.profile = Profile::any;
+  SpaceSize size;
+  for (int dp = 1; dp <= b.max_dp; ++dp) {
+    for (int tp = 1; tp <= b.max_tp; ++tp) {
+      for (const Topology& topology : topologies(dp, tp)) {
+        for (int64_t most = 0; most <= std::min(b.max_tokens, b.max_m); ++most) {
+          // Units whose largest token count is `most`.
+          const int64_t units = vectors_up_to(dp, b.max_tokens, most) - vectors_up_to(dp, b.max_tokens, most - 1);
+          if (units == 0) continue;
+          CaseUnit unit{topology, std::vector<int64_t>(static_cast<size_t>(dp), 0)};
+          unit.tokens[0] = most;
+          const int64_t cases = for_each_case(unit, b, [](const Case&) { return true; });
+          size.units = saturating_add_product(size.units, units, 1);
+          size.cases = saturating_add_product(size.cases, units, cases);
+        }
+      }
+    }
+  }
+  return size;
+}
 
 Padding padding_variant(int index, int64_t max_num_tokens) {
   switch (index) {

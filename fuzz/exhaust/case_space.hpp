@@ -33,8 +33,19 @@ struct CaseUnit {
   std::vector<int64_t> tokens;
 };
 
-// Every unit within the bounds, in the order above.
+// Every unit within the bounds, in the order above. Holds them all: count first (below).
 std::vector<CaseUnit> enumerate_units(const ExhaustBounds& bounds);
+
+// How many units and cases (valid or not) the bounds enumerate, computed without listing them:
+// a unit's case count depends only on its topology and its largest token count, so units are
+// counted by that (a small dynamic programme) and one unit of each kind is expanded. Exact for
+// profile any; for a vLLM profile, whose cases are a subset, an upper bound (its filters depend
+// on every token count). Saturates at INT64_MAX.
+struct SpaceSize {
+  int64_t units = 0;
+  int64_t cases = 0;
+};
+SpaceSize count_space(const ExhaustBounds& bounds);
 
 // Calls `visit` on each case of the unit, in order, until it returns false. Returns the number
 // of cases visited. The Case passed is reused between calls.

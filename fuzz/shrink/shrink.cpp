@@ -62,7 +62,9 @@ class Shrinker {
   }
 
   bool out_of_budget() {
-    if (result_.stats.judged >= options_.max_judgements) {
+    if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
+      result_.stop = ShrinkStop::interrupted;
+    } else if (result_.stats.judged >= options_.max_judgements) {
       result_.stop = ShrinkStop::judgement_limit;
     } else if (elapsed() >= options_.max_seconds) {
       result_.stop = ShrinkStop::time_limit;
@@ -138,6 +140,7 @@ std::string_view to_string(ShrinkStop stop) {
     case ShrinkStop::time_limit: return "time limit";
     case ShrinkStop::judgement_limit: return "judgement limit";
     case ShrinkStop::not_failing: return "not failing";
+    case ShrinkStop::interrupted: return "interrupted";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 // same order on a case where none of them reproduces.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -38,6 +39,8 @@ struct ShrinkOptions {
   // the engine can run (reference/profile.hpp). The library default constrains nothing; the
   // campaign and the commands pass the active profile (vllm unless --profile says otherwise).
   Profile profile = Profile::any;
+  // Set by a signal (r3fuzz run's Ctrl-C): stop before the next candidate, keeping the smallest so far.
+  const std::atomic<bool>* stop = nullptr;
   // Called with one line per accepted reduction ("dp 32 -> 16"), and once at the end.
   std::function<void(const std::string&)> progress;
 };
@@ -47,6 +50,7 @@ enum class ShrinkStop {
   time_limit,      // max_seconds ran out
   judgement_limit, // max_judgements ran out
   not_failing,     // the input passes: nothing to shrink
+  interrupted,     // options.stop was set
 };
 std::string_view to_string(ShrinkStop stop);
 

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cerrno>
+#include <thread>
 
 namespace r3 {
 namespace {
@@ -87,6 +89,37 @@ TEST(ChildProcess, KillTakesTheWholeProcessGroup) {
   for (int i = 0; i < 200 && ::kill(grandchild, 0) == 0; ++i) ::usleep(10000);
   EXPECT_NE(::kill(grandchild, 0), 0);
   EXPECT_EQ(errno, ESRCH);
+}
+
+// Ctrl-C must not wait out an adapter's timeout: with a stop flag, a wait ends within a slice
+// of the flag being set (issue 15, item 4).
+TEST(ChildProcess, AStopFlagEndsAWaitWithinASlice) {
+  std::atomic<bool> stop{false};
+  auto child = ChildProcess::start("printf 'half'; sleep 60", "", &stop);
+  ASSERT_TRUE(child.ok());
+  std::thread signal_soon([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto line = child->read_line(soon(20000), 100);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  signal_soon.join();
+  EXPECT_EQ(line.kind, ChildProcess::Line::Kind::interrupted);
+  EXPECT_EQ(line.text, "half");
+  EXPECT_LT(waited, std::chrono::milliseconds(100) + 4 * ChildProcess::kStopPollSlice);
+}
+
+// A shell that exits leaves what it started in its group; reaping it kills them (issue 15, item 5).
+TEST(ChildProcess, WaitForExitKillsWhatTheShellLeftBehind) {
+  auto child = ChildProcess::start("sleep 60 & echo $!; exit 3", "");
+  ASSERT_TRUE(child.ok());
+  auto line = child->read_line(soon(), 100);
+  ASSERT_EQ(line.kind, ChildProcess::Line::Kind::line);
+  const pid_t grandchild = static_cast<pid_t>(std::stol(line.text));
+  EXPECT_EQ(child->wait_for_exit(std::chrono::milliseconds(2000)).value_or("running"), "exited with status 3");
+  for (int i = 0; i < 200 && ::kill(grandchild, 0) == 0; ++i) ::usleep(10000);
+  EXPECT_NE(::kill(grandchild, 0), 0);
 }
 
 }  // namespace

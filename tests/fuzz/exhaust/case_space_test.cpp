@@ -125,3 +125,38 @@ TEST(CaseSpace, VisitStopsWhenAsked) {
 
 }  // namespace
 }  // namespace r3
+
+namespace r3 {
+namespace {
+
+// count_space() counts by (topology, largest token count) instead of listing: it must agree
+// with listing every unit and expanding it, on spaces small enough to list.
+TEST(CaseSpace, CountingAgreesWithEnumerating) {
+  for (const ExhaustBounds& b :
+       {tiny(), ExhaustBounds{.max_dp = 3, .max_tp = 3, .max_tokens = 5, .max_m = 4, .profile = Profile::any},
+        ExhaustBounds{.max_dp = 4, .max_tp = 2, .max_tokens = 6, .max_m = 7, .layers = 1, .profile = Profile::any}}) {
+    const std::vector<CaseUnit> units = enumerate_units(b);
+    int64_t cases = 0;
+    for (const CaseUnit& unit : units) cases += for_each_case(unit, b, [](const Case&) { return true; });
+    const SpaceSize size = count_space(b);
+    EXPECT_EQ(size.units, static_cast<int64_t>(units.size())) << describe(b);
+    EXPECT_EQ(size.cases, cases) << describe(b);
+    // A vLLM profile's space is a subset: the count bounds it.
+    ExhaustBounds vllm = b;
+    vllm.profile = Profile::vllm;
+    int64_t vllm_cases = 0;
+    for (const CaseUnit& unit : units) vllm_cases += for_each_case(unit, vllm, [](const Case&) { return true; });
+    EXPECT_EQ(count_space(vllm).cases, cases);
+    EXPECT_LT(vllm_cases, cases);
+  }
+}
+
+TEST(CaseSpace, CountingTheLargestBoundsListsNothing) {
+  // 2.2 billion units: listing them took 24 GB (issue 15); counting them takes nothing.
+  const SpaceSize size = count_space({.max_dp = 8, .max_tp = 8, .max_tokens = 32, .max_m = 32});
+  EXPECT_EQ(size.units, 2197609381);
+  EXPECT_GT(size.cases, size.units);
+}
+
+}  // namespace
+}  // namespace r3
