@@ -7,6 +7,7 @@
 #include "fuzz/campaign/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/shrink/campaign_hook.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -71,8 +72,9 @@ std::optional<Judgement> judge(const Implementation& impl, const Case& c, const 
   return judge_case(impl, c, step, *mode, RankDetails::reported_ranks);
 }
 
-// Signatures the regression cases in `dir` show for the implementation each one names.
-Result<std::set<Signature>> known_signatures(const std::string& dir) {
+// Signatures the regression cases in `dir` show for the implementation each one names; each
+// failing case is also placed in `findings`, whose findings are then marked known.
+Result<std::set<Signature>> known_signatures(const std::string& dir, FindingGrouper& findings) {
   std::error_code ec;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -87,8 +89,12 @@ Result<std::set<Signature>> known_signatures(const std::string& dir) {
     auto impl = make_implementation(c.expect->impl, {});
     if (!impl) return Error{file.string() + ": expect.impl: " + impl.error().message};
     R3_TRY(Step step, derive_step(c));
-    if (auto j = judge(**impl, c, step); j && j->failed()) known.insert(signature_of(*j, c.path));
+    if (auto j = judge(**impl, c, step); j && j->failed()) {
+      known.insert(signature_of(*j, c.path));
+      findings.place(known.size(), **impl, *j, c);
+    }
   }
+  for (Finding& f : findings.findings()) f.known = true;
   return known;
 }
 
@@ -156,9 +162,25 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
   runner.config_ = config;
   R3_TRY(runner.impls_, make_impls(config));
   if (!config.known_dir.empty()) {
-    R3_TRY(runner.known_, known_signatures(config.known_dir));
+    ShrinkOptions shrink;
+    shrink.profile = config.profile;
+    shrink.max_judgements = 5000;  // cases of the fuzz targets' limits shrink in far fewer
+    runner.known_findings_ =
+        std::make_unique<FindingGrouper>(Mode::mixed, config.profile, campaign_canonical_hook(Mode::mixed, shrink));
+    R3_TRY(runner.known_, known_signatures(config.known_dir, *runner.known_findings_));
   }
   return runner;
+}
+
+bool DifferentialRunner::joins_known_finding(const Implementation& impl, const Judgement& j, const Case& c) const {
+  if (!known_findings_) return false;
+  // A throwaway copy: a failure that starts a finding of its own must not make later ones known.
+  FindingGrouper probe = *known_findings_;
+  const FindingGrouper::Placement placed = probe.place(++placed_, impl, j, c);
+  if (placed.created || !probe.findings()[placed.finding].known) return false;
+  *known_findings_ = std::move(probe);
+  known_.insert(signature_of(j, c.path));
+  return true;
 }
 
 DifferentialVerdict DifferentialRunner::run(const Case& c) const {
@@ -176,7 +198,7 @@ DifferentialVerdict DifferentialRunner::run(const Case& c) const {
     const auto j = judge(*impl, c, *step);
     if (!j || !j->failed()) continue;
     const Signature signature = signature_of(*j, c.path);
-    if (known_.count(signature)) {
+    if (known_.count(signature) || joins_known_finding(*impl, *j, c)) {
       verdict.known_hits.push_back(signature);
       continue;
     }

@@ -8,7 +8,8 @@
 //                  (gpu with the fault, else r3-fixed+FAULT), unless R3FUZZ_IMPLS is also set
 //   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's spec corner case 2 is latent)
 //   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
-//                  of them shows are known bugs, printed once and not aborted on
+//                  of them shows, or that belong to the same finding as one of them (the rule of
+//                  fuzz/campaign/grouping.hpp), are known bugs, printed once and not aborted on
 //   R3FUZZ_PROFILE vllm (default), vllm-legacy or any: inputs outside the profile are not judged,
 //                  and the structure-aware mutator keeps its cases inside it (reference/profile.hpp)
 //   R3FUZZ_METADATA_OVERRIDES  1: also judge inputs whose DP metadata disagrees with their layout
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/campaign/grouping.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/case.hpp"
 #include "reference/error.hpp"
@@ -60,19 +62,27 @@ struct DifferentialVerdict {
 class DifferentialRunner {
  public:
   // Builds the implementations and, with known_dir, judges every regression case there to
-  // learn the known signatures. Errors name the implementation, fault or file.
+  // learn the known signatures and findings. Errors name the implementation, fault or file.
   static Result<DifferentialRunner> create(const DifferentialConfig& config);
 
-  // Judges every implementation on `c` (a valid case small enough for concrete mode).
+  // Judges every implementation on `c` (a valid case small enough for concrete mode). Const to
+  // its callers; it learns which new signatures belong to known findings (a cache).
   DifferentialVerdict run(const Case& c) const;
 
   const std::vector<std::unique_ptr<Implementation>>& implementations() const { return impls_; }
   const std::set<Signature>& known() const { return known_; }
 
  private:
+  // Whether a failure with an unknown signature belongs to a known finding; a signature found
+  // so is remembered as known, so each is canonicalised once.
+  bool joins_known_finding(const Implementation& impl, const Judgement& j, const Case& c) const;
+
   DifferentialConfig config_;
   std::vector<std::unique_ptr<Implementation>> impls_;
-  std::set<Signature> known_;
+  mutable std::set<Signature> known_;
+  // Findings of the known regression cases; run() adds no finding of its own to it.
+  mutable std::unique_ptr<FindingGrouper> known_findings_;
+  mutable size_t placed_ = 0;
 };
 
 }  // namespace r3

@@ -117,6 +117,39 @@ TEST(DifferentialRunner, KnownSignaturesFromRegressionCasesDoNotAbort) {
   EXPECT_EQ(v.known_hits[0].verdict, Verdict::wrong_rows);
 }
 
+// R3FUZZ_KNOWN works on findings: the micro-batch overwrite on the SP path has a signature no
+// regression case shows (sp_shard/sp_allgather), yet it reduces to the documented local case.
+TEST(DifferentialRunner, KnownFindingsCoverSignaturesNoRegressionCaseShows) {
+  Case overwrite = test::make_case(test::kDp2Tp2EpSp, 4, {4, 4}, Path::sp_shard);
+  overwrite.padding = {PaddingMode::dp_max, {}};
+  overwrite.idle_dummy = true;
+  overwrite.microbatches = 2;
+  auto fresh = DifferentialRunner::create({{"vllm-50874"}, "", false, ""});
+  ASSERT_TRUE(fresh);
+  const DifferentialVerdict unknown = fresh->run(overwrite);
+  EXPECT_TRUE(unknown.abort);
+  EXPECT_NE(unknown.report.find("vllm-50874/wrong_rows/sp_shard/sp_allgather"), std::string::npos) << unknown.report;
+  auto known = DifferentialRunner::create({{"vllm-50874"}, "", false, std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression"});
+  ASSERT_TRUE(known) << known.error().message;
+  const Signature sp{"vllm-50874", Verdict::wrong_rows, Path::sp_shard, "sp_allgather"};
+  EXPECT_EQ(known->known().count(sp), 0u);
+  const DifferentialVerdict v = known->run(overwrite);
+  EXPECT_FALSE(v.abort) << v.report;
+  ASSERT_EQ(v.known_hits.size(), 1u);
+  EXPECT_EQ(v.known_hits[0], sp);
+  EXPECT_EQ(known->known().count(sp), 1u) << "learnt, so the next hit needs no shrinking";
+  // A bug of another verdict stays unknown.
+  Case capacity = test::make_case({2, 1, false, false}, 1, {1, 1}, Path::gathered);
+  capacity.idle_dummy = true;
+  capacity.monolithic = true;
+  auto pre = DifferentialRunner::create({{"vllm-pre-50874"}, "", false, std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression"});
+  ASSERT_TRUE(pre);
+  Case reject = test::make_case(test::kDp2Tp2EpSp, 4, {3, 1}, Path::sp_shard);
+  reject.idle_dummy = true;
+  EXPECT_FALSE(pre->run(capacity).abort);
+  EXPECT_FALSE(pre->run(reject).abort) << "the padded-SP rejection, reduced across paths";
+}
+
 TEST(DifferentialRunner, PassingCasesReportNothing) {
   const Case c =
       test::with_model_at_layer(test::make_case(test::kDp2Tp2EpSp, 8, {5, 3}, Path::gathered), {2, 1, 8}, 0);
