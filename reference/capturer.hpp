@@ -17,7 +17,7 @@ const RowTensor& reference_source(const Call& call, const RankView& view);
 
 // The tensor a copy reads: what `view` received, or with `from_tp_gather` the TP all-gather:
 // the reference one on sp_shard, else the concatenation of what every TP rank of the group
-// received (spec corner case 10: the collective runs and gathers whatever each rank holds),
+// received (corner case 10 (docs/layout-contract.md section 8): the collective runs and gathers whatever each rank holds),
 // built in `scratch`.
 const RowTensor& copy_source(const Call& call, const RankView& view, bool from_tp_gather, int tp, RowTensor& scratch);
 

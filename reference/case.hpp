@@ -35,7 +35,7 @@ struct Padding {
   bool operator==(const Padding&) const = default;
 };
 
-// Where capture() sees the routing tensor (spec section 5).
+// Where capture() sees the routing tensor (docs/layout-contract.md section 5).
 enum class Path { single, gathered, local, sp_shard };
 
 // Which engine's steps a case belongs to (reference/profile.hpp has the rules).
@@ -74,8 +74,8 @@ struct Case {
   Path path = Path::single;
   bool monolithic = false;
   int layer = 0;
-  int microbatches = 1;          // U (spec 9.1)
-  std::optional<int64_t> dp_chunk;  // C (spec 9.2)
+  int microbatches = 1;          // U (docs/layout-contract.md 9.1)
+  std::optional<int64_t> dp_chunk;  // C (docs/layout-contract.md 9.2)
   std::optional<MetadataOverride> metadata;
   std::string note;
   std::optional<Expectation> expect;

@@ -78,7 +78,7 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
   return call;
 }
 
-// Spec 9.2: chunk c of a DP-chunked step (paths local and sp_shard).
+// docs/layout-contract.md 9.2: chunk c of a DP-chunked step (paths local and sp_shard).
 Call build_chunk_call(const Step& s, int c, int64_t C) {
   const int D = s.dp, T = s.tp;
   const int S = s.sp ? T : 1;

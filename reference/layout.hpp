@@ -1,4 +1,4 @@
-// Layout derivation (spec sections 1 to 5 and 9): from a case to the step every rank runs,
+// Layout derivation (docs/layout-contract.md sections 1 to 5 and 9): from a case to the step every rank runs,
 // as a sequence of capture calls, each with its DP metadata and the tensor each (d, t) receives.
 #pragma once
 
@@ -88,13 +88,13 @@ struct Step {
 
 int64_t ceil_div(int64_t a, int64_t b);
 
-// Spec section 1: the counts each rank runs the model with.
+// docs/layout-contract.md section 1: the counts each rank runs the model with.
 std::vector<int64_t> derive_num_tokens_across_dp(const Case& c);
 
-// Spec section 2: local_sizes for counts n (SP repeats ceil(n_d/T) T times).
+// docs/layout-contract.md section 2: local_sizes for counts n (SP repeats ceil(n_d/T) T times).
 std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp);
 
-// Spec section 4: the gathered segments for counts n.
+// docs/layout-contract.md section 4: the gathered segments for counts n.
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp);
 
 // Everything above plus the calls. The case must be valid (validate() first); this checks it again.

@@ -34,11 +34,11 @@ class CapturePolicy {
   virtual bool reads_tp_rank() const { return true; }
 };
 
-// vLLM after PR #50874 (spec section 7).
+// vLLM after PR #50874 (docs/layout-contract.md section 7).
 std::unique_ptr<CapturePolicy> make_vllm_50874_policy();
 // vLLM before PR #50874: only the naive gathered layout, replay buffer of M rows.
 std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy();
-// The proposed fix: correct on every path of the model (spec sections 7 to 9).
+// The proposed fix: correct on every path of the model (docs/layout-contract.md sections 7 to 9).
 std::unique_ptr<CapturePolicy> make_r3_fixed_policy();
 
 // The policy model of that name (vllm-50874, vllm-pre-50874, r3-fixed), or null.

@@ -1,4 +1,4 @@
-// Models of vLLM's routed-experts capture decision (spec section 7). They see only what
+// Models of vLLM's routed-experts capture decision (docs/layout-contract.md section 7). They see only what
 // capture() sees; the harness supplies the tensor, these choose which rows to keep.
 #include <numeric>
 #include <string>

@@ -1,6 +1,6 @@
 // A user's capture implementation, tested by r3fuzz in a few lines: the version of vLLM's
 // capture between the naive one and PR #50874, which knew the naive gathered batch, a rank's
-// own tokens and SP shards, but not gathered SP shards (spec section 7, branches 2, 3, 5).
+// own tokens and SP shards, but not gathered SP shards (docs/layout-contract.md section 7, branches 2, 3, 5).
 //
 //   my_capture_campaign [CASES] [SEED]   exit 0 clean, 1 failures found, 2 error
 #include <cstdlib>

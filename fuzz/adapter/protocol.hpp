@@ -21,7 +21,7 @@ namespace r3 {
 
 inline constexpr std::string_view kAdapterProtocol = "r3fuzz-adapter/1";
 
-// How an adapter sizes its monolithic replay buffer (spec section 6), declared in its hello.
+// How an adapter sizes its monolithic replay buffer (docs/layout-contract.md section 6), declared in its hello.
 enum class ReplaySizing { max_num_tokens, dp_group, dispatch_group };
 std::string_view to_string(ReplaySizing s);
 int64_t replay_rows_for(ReplaySizing s, const Case& c);

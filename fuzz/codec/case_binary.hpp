@@ -42,7 +42,7 @@ struct BinaryLimits {
   int max_experts = 1;
   int64_t max_rows = 1;            // M; tokens fold into [0, M]
   int max_cudagraph_sizes = 1;
-  int64_t max_cudagraph_size = 1;  // the largest capture size (may exceed M: spec corner case 7)
+  int64_t max_cudagraph_size = 1;  // the largest capture size (may exceed M: corner case 7 (docs/layout-contract.md section 8))
   int max_microbatches = 1;
   int64_t max_dp_chunk = 1;
   int max_metadata_entries = 0;

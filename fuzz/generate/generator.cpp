@@ -136,7 +136,7 @@ int64_t pick_experts(Rng& rng, int top_k, bool wide) {
   }
 }
 
-// Spec corner case 8: metadata that disagrees with the tensor (or, sometimes, agrees).
+// corner case 8 (docs/layout-contract.md section 8): metadata that disagrees with the tensor (or, sometimes, agrees).
 void pick_metadata(Rng& rng, Case& c) {
   const std::vector<int64_t> n = derive_num_tokens_across_dp(c);
   std::vector<int64_t> sizes = derive_local_sizes(n, c.topology.tp, c.topology.sp);

@@ -1,6 +1,6 @@
 // The case generator: seeded, reproducible, valid by construction. Case i of seed s depends
 // on (s, i) alone, so any case of a campaign can be regenerated from its seed and index.
-// It aims at the edges of the layout contract (spec sections 1 to 9): ranks with 0 and 1
+// It aims at the edges of the layout contract (docs/layout-contract.md sections 1 to 9): ranks with 0 and 1
 // tokens, n_d = M, n_d mod T != 0, M not divisible by T, one rank holding every token, heavy
 // SP padding near capacity, CUDA-graph buckets above M, the last layer, micro-batches and
 // DP chunks, on every path and padding mode.

@@ -6,7 +6,7 @@
 //                  host backend when the registry has it)
 //   R3FUZZ_FAULT   a design.md fault name: the implementations become the faulted one alone
 //                  (gpu with the fault, else r3-fixed+FAULT), unless R3FUZZ_IMPLS is also set
-//   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's spec corner case 2 is latent)
+//   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's corner case 2 (docs/layout-contract.md section 8) is latent)
 //   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
 //                  of them shows, or that belong to the same finding as one of them (the rule of
 //                  fuzz/campaign/grouping.hpp), are known bugs, printed once and not aborted on
@@ -14,7 +14,7 @@
 //                  and the structure-aware mutator keeps its cases inside it (reference/profile.hpp)
 //   R3FUZZ_METADATA_OVERRIDES  1: also judge inputs whose DP metadata disagrees with their layout
 //                  (needs R3FUZZ_PROFILE=any: no vLLM profile has overrides)
-//                  (spec corner case 8). Off by default, as in `r3fuzz run`: some disagreements
+//                  (corner case 8 (docs/layout-contract.md section 8)). Off by default, as in `r3fuzz run`: some disagreements
 //                  cannot be seen from shapes by any capture code, so even r3-fixed misses them.
 #pragma once
 

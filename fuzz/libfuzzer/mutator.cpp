@@ -108,7 +108,7 @@ void repair_text(Case& c, const BinaryLimits& l) {
 
 // ---- mutations ---------------------------------------------------------------------------
 
-// Counts where the spec's corner cases live, for a rank of a case with M rows and TP size T.
+// Counts where the contract's corner cases live, for a rank of a case with M rows and TP size T.
 std::vector<int64_t> edge_counts(const Case& c, Rng& rng) {
   const int64_t M = c.max_num_tokens;
   const int64_t T = c.topology.tp;

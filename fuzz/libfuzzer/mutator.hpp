@@ -1,6 +1,6 @@
 // The structure-aware mutator behind LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver:
 // decode the bytes into a case, change one field (pushing counts toward the edges where the
-// spec's corner cases live), repair the case so it is valid again, re-encode. Plain library
+// the contract's corner cases live), repair the case so it is valid again, re-encode. Plain library
 // code, so it is unit-tested without libFuzzer; the hooks in custom_mutator.cpp are thin.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Lays one case's step out as device work. Per call: every rank's own rows are materialised
 // (an SP shard or a whole batch), the all-gatherv assembles the gathered tensor from those
-// contributions in EP/DP rank order (spec section 4), a TP all-gatherv serves ranks whose
+// contributions in EP/DP rank order (docs/layout-contract.md section 4), a TP all-gatherv serves ranks whose
 // decision needs it, the monolithic kernel writes its replay output, and the capture kernel
 // copies the decided rows. Guards are sized so every planned write lands in canary rows.
 #include <algorithm>

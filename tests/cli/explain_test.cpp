@@ -98,7 +98,7 @@ TEST_F(Explain, NoDpMetadataGivesNulls) {
   EXPECT_EQ(j["policies"]["vllm-50874"]["ranks"][1]["branch"], "single");
 }
 
-TEST_F(Explain, LatentOneRowShard) {  // spec corner case 2
+TEST_F(Explain, LatentOneRowShard) {  // corner case 2 (docs/layout-contract.md section 8)
   const Output o = run("explain --json '" +
                        write_case("latent.json", small_case(R"({"dp": 2, "tp": 2, "ep": true, "sp": true})", "[1, 4]", "sp_shard")) +
                        "'");
@@ -114,7 +114,7 @@ TEST_F(Explain, LatentOneRowShard) {  // spec corner case 2
   EXPECT_EQ(j["ranks"][1], json({{"dp", 0}, {"tp", 1}, {"n", 1}, {"expected", {0, 1}}}));
 }
 
-// Spec 9.1: every call is shown, with its tokens, metadata and each rank's branch.
+// docs/layout-contract.md 9.1: every call is shown, with its tokens, metadata and each rank's branch.
 TEST_F(Explain, EveryCallOfAMicrobatchedStep) {
   const std::string path = write_case(
       "ubatch.json", R"({"format": "r3fuzz-case/1", "topology": {"dp": 2, "tp": 1, "ep": false, "sp": false},
@@ -143,7 +143,7 @@ TEST_F(Explain, EveryCallOfAMicrobatchedStep) {
       << text.out;
 }
 
-// Spec 9.2: n = [5, 3], T = 2, C = 2: each TP rank's share is 3 and 2 rows; dp 1 finishes after one chunk.
+// docs/layout-contract.md 9.2: n = [5, 3], T = 2, C = 2: each TP rank's share is 3 and 2 rows; dp 1 finishes after one chunk.
 TEST_F(Explain, DpChunksShowTheirRowsAndEachRanksBranch) {
   const std::string path = write_case(
       "chunks.json", small_case(R"({"dp": 2, "tp": 2, "ep": true, "sp": true})", "[5, 3]", "sp_shard", R"(, "dp_chunk": 2)"));

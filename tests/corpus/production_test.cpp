@@ -1,6 +1,6 @@
 // Every shipped production case parses, validates, derives, round-trips through the binary
 // codec, and replays: r3-fixed passes on it and vllm-50874 does not fail on it (these are
-// deployments running today; a latent verdict is allowed, spec corner case 2).
+// deployments running today; a latent verdict is allowed, corner case 2 (docs/layout-contract.md section 8)).
 #include <filesystem>
 
 #include <gtest/gtest.h>

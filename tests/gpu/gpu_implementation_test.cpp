@@ -88,7 +88,7 @@ TEST(GpuPipeline, SpShardRanksAllGatherTheirTpGroupBeforeCapture) {
 }
 
 TEST(GpuPipeline, OneRowShardTakesTheLocalBranchAndTpRankOneCapturesPadding) {
-  // Spec corner case 2: n_d = 1 with SP; TP rank 1's one-row shard is padding.
+  // corner case 2 (docs/layout-contract.md section 8): n_d = 1 with SP; TP rank 1's one-row shard is padding.
   const Case c = small_case(2, 2, true, 4, {1, 1}, Path::sp_shard);
   const ConcreteOutcome out = run(*gpu(), c);
   EXPECT_EQ(out.ranks[1].calls.at(0).branch, branch::local);

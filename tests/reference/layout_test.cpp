@@ -76,7 +76,7 @@ TEST(Segments, SpOnIsDpMajorWithTailPadding) {
   EXPECT_EQ(as_tuple(segs[3]), (V{1, 1, 3, 5, 1, 1, 0}));
 }
 
-TEST(Segments, PaddingCanFillMoreThanTheLastShard) {  // spec 3: n_d = 1, T = 4
+TEST(Segments, PaddingCanFillMoreThanTheLastShard) {  // section 3: n_d = 1, T = 4
   const auto segs = derive_segments({1, 4}, 4, true);
   ASSERT_EQ(segs.size(), 8u);
   EXPECT_EQ(segs[0].token_rows, 1);
@@ -166,7 +166,7 @@ TEST(DeriveStep, CudagraphDummyTokensAreRoutedLikeRealOnes) {
   EXPECT_EQ(runs(s.calls[0].tensors[0]), (std::vector<RowRun>{tokens(0, 0, 4), tokens(1, 0, 4)}));
 }
 
-// Spec 9.1: D = 2, U = 2, real tokens [10, 7]: P = 10, q = 5.
+// docs/layout-contract.md 9.1: D = 2, U = 2, real tokens [10, 7]: P = 10, q = 5.
 TEST(DeriveStep, MicrobatchesSplitAtPOverU) {
   Case c = make_case(test::kDp2, 16, {10, 7}, Path::local);
   c.padding.mode = PaddingMode::dp_max;
@@ -207,7 +207,7 @@ TEST(DeriveStep, MicrobatchedGatheredKernelRowsArePerCall) {
   EXPECT_EQ(s.replay_rows_needed, 8);
 }
 
-// Spec 9.2, local path: n = [5, 2], C = 2: three chunks; dp 1 finishes after one and reruns its last row.
+// docs/layout-contract.md 9.2, local path: n = [5, 2], C = 2: three chunks; dp 1 finishes after one and reruns its last row.
 TEST(DeriveStep, DpChunksOnTheLocalPath) {
   Case c = make_case(test::kDp2, 8, {5, 2}, Path::local);
   c.dp_chunk = 2;
@@ -337,7 +337,7 @@ RC_GTEST_PROP(LayoutProperty, SpShardsConcatenateBackToTheRanksBatch, ()) {
   }
 }
 
-// Spec 6: G <= D*(M + T - 1) <= D*T*M when every n_d <= M, so dispatch_group sizing suffices.
+// docs/layout-contract.md section 6: G <= D*(M + T - 1) <= D*T*M when every n_d <= M, so dispatch_group sizing suffices.
 RC_GTEST_PROP(LayoutProperty, DispatchGroupSizingHoldsWhenEveryCountFitsM, ()) {
   Case c = *test::gen_valid_case({.min_dp = 2});
   c.topology.ep = c.topology.ep || c.topology.sp;

@@ -58,7 +58,7 @@ TEST_F(R3FixedTest, GatheredTakesTheRanksShards) {
   EXPECT_EQ(d.copies, (std::vector<Copy>{{0, 4, 2, false}}));
 }
 
-TEST_F(R3FixedTest, OneRowShardIsGatheredAcrossTp) {  // the spec corner case 2 fix
+TEST_F(R3FixedTest, OneRowShardIsGatheredAcrossTp) {  // the corner case 2 (docs/layout-contract.md section 8) fix
   const CaptureDecision d = decide(make_case(test::kDp2Tp2EpSp, 8, {1, 4}, Path::sp_shard), 0, 1);
   EXPECT_EQ(d.branch, branch::sp_allgather);
   EXPECT_EQ(d.copies, (std::vector<Copy>{{0, 0, 1, true}}));

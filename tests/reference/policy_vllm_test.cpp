@@ -69,7 +69,7 @@ TEST_F(Vllm50874Test, LocalBranch) {
   EXPECT_EQ(d.copies, (std::vector<Copy>{{0, 0, 3, false}}));
 }
 
-// Spec corner case 2: a one-row shard equals n_d = 1 and takes branch 3 without the TP gather.
+// corner case 2 (docs/layout-contract.md section 8): a one-row shard equals n_d = 1 and takes branch 3 without the TP gather.
 TEST_F(Vllm50874Test, OneRowShardTakesTheLocalBranch) {
   const CaptureDecision d = decide(*policy, 1, {1, 4}, V{1, 1, 2, 2}, 0, 2, 1);
   EXPECT_EQ(d.branch, branch::local);

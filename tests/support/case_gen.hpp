@@ -14,8 +14,8 @@
 namespace r3::test {
 
 struct CaseGenOptions {
-  bool microbatches = false;  // allow U > 1 (spec 9.1)
-  bool dp_chunk = false;      // allow DP chunking (spec 9.2)
+  bool microbatches = false;  // allow U > 1 (docs/layout-contract.md 9.1)
+  bool dp_chunk = false;      // allow DP chunking (docs/layout-contract.md 9.2)
   bool cudagraph = true;      // allow CUDA-graph padding (buckets may exceed M)
   bool extras = false;        // metadata overrides, note and expect (codec round trips)
   bool force_sp = false;      // only SP topologies (dp > 1, tp > 1, ep, sp)

@@ -82,7 +82,7 @@ TEST(JudgeSymbolic, Vllm50874PassesTheUpstreamLayouts) {
   EXPECT_EQ(j.ranks[2].rows, (RowRange{4, 6}));
 }
 
-// Spec 8, corner case 2: a one-row shard takes branch 3 without the TP gather.
+// corner case 2 (docs/layout-contract.md section 8): a one-row shard takes branch 3 without the TP gather.
 TEST(JudgeSymbolic, OneRowShardIsLatentOnTpRankOne) {
   const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {1, 4}, Path::sp_shard), *make_vllm_50874_policy());
   EXPECT_EQ(j.verdict, Verdict::wrong_rows);
@@ -94,7 +94,7 @@ TEST(JudgeSymbolic, OneRowShardIsLatentOnTpRankOne) {
   EXPECT_EQ(signature_of(j, Path::sp_shard).text(), "vllm-50874/wrong_rows/sp_shard/local");
 }
 
-// Spec 9.1: D = 2, U = 2, real tokens [10, 7] on the local path: every rank wrong, nothing raised.
+// docs/layout-contract.md 9.1: D = 2, U = 2, real tokens [10, 7] on the local path: every rank wrong, nothing raised.
 TEST(JudgeSymbolic, MicrobatchesOverwriteEachOtherOnVllm50874) {
   Case c = make_case(test::kDp2, 16, {10, 7}, Path::local);
   c.padding.mode = PaddingMode::dp_max;
@@ -172,7 +172,7 @@ RC_GTEST_PROP(JudgeSymbolicProperty, Vllm50874AgreesWithTheReferenceOnBasicPaths
   RC_PRE(step.capture_rows_needed <= c.max_num_tokens);
   const Judgement j = judge_symbolic(c, step, *make_vllm_50874_policy(), "vllm-50874");
   if (c.path == Path::sp_shard && some_rank_has_one_row(step)) {
-    // Spec corner case 2: only TP ranks > 0 of the one-row DP ranks are wrong, so it stays latent.
+    // corner case 2 (docs/layout-contract.md section 8): only TP ranks > 0 of the one-row DP ranks are wrong, so it stays latent.
     RC_ASSERT(j.verdict == Verdict::wrong_rows);
     RC_ASSERT(j.severity == Severity::latent);
     for (const RankJudgement& r : j.ranks) {

@@ -35,7 +35,7 @@ std::vector<Case> production_cases(int dp, int tp, int64_t m) {
   out.push_back(with(Path::sp_shard, true, false));
   out.push_back(with(Path::gathered, false, true));
   out.push_back(with(Path::local, false, false));
-  // Heavy SP padding near capacity (spec corner case 4): every rank full, M not divisible by T.
+  // Heavy SP padding near capacity (corner case 4 (docs/layout-contract.md section 8)): every rank full, M not divisible by T.
   Case heavy = with(Path::gathered, true, true);
   heavy.max_num_tokens = m - 2;
   for (int64_t& t : heavy.tokens) t = m - 2;
@@ -44,11 +44,11 @@ std::vector<Case> production_cases(int dp, int tp, int64_t m) {
   Case sparse = with(Path::gathered, true, false);
   for (int d = 0; d < dp; ++d) sparse.tokens[static_cast<size_t>(d)] = d % (tp + 1);
   out.push_back(sparse);
-  // DP chunking (spec 9.2), without SP first.
+  // DP chunking (docs/layout-contract.md 9.2), without SP first.
   Case chunked = with(Path::local, false, false);
   chunked.dp_chunk = m / 32;
   out.push_back(chunked);
-  // Expert ids beyond int16 (spec corner case 9).
+  // Expert ids beyond int16 (corner case 9 (docs/layout-contract.md section 8)).
   Case wide = with(Path::gathered, true, true);
   wide.model.experts = 40000;  // ids above 32767 once routing values are taken modulo E
   out.push_back(wide);

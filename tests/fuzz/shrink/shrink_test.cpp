@@ -78,7 +78,7 @@ TEST(Shrink, PrePr50874ReplayCapacityShrinksToTwoRanksOfOneToken) {
   EXPECT_EQ(s.result.minimal, expected);
 }
 
-// Spec 9.1: every micro-batch writes from buffer row 0. Two micro-batches need a rank with
+// docs/layout-contract.md 9.1: every micro-batch writes from buffer row 0. Two micro-batches need a rank with
 // two tokens; the other rank idles.
 TEST(Shrink, MicroBatchOverwriteShrinksToTwoTokensOnOneRank) {
   Case c = production_case(Path::local, false);
