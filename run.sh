@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the default preset and runs the r3fuzz tool. With no arguments it runs
+# Builds the r3fuzz tool (default preset, no tests) and runs it. With no arguments it runs
 # the main job below (paths relative to the repository root); with arguments it
 # passes them to r3fuzz unchanged, from the caller's directory.
 # Build output goes to stderr so that stdout carries only r3fuzz's output.
@@ -16,7 +16,7 @@ BIN="$ROOT/build/default/fuzz/cli/r3fuzz"
   cd "$ROOT"
   ./setup.sh
   cmake --preset default
-  cmake --build --preset default -j2
+  cmake --build --preset default -j2 --target r3fuzz  # the tool alone: ./test.sh builds the tests
 ) >&2
 
 if [[ ! -x "$BIN" ]]; then

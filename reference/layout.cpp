@@ -24,6 +24,8 @@ void append_padded(RowTensor& out, int d, int64_t lo, int64_t u, int64_t from, i
 }
 
 // A capture call where DP rank d carries tokens [lo_d, lo_d + u_d) (a whole step or a micro-batch).
+// A micro-batch runs with its own DP metadata built from its own counts
+// (vllm/v1/worker/ubatch_utils.py, maybe_create_ubatch_slices; vllm/forward_context.py, DPMetadata).
 Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& batch, int64_t row_offset) {
   const int D = s.dp, T = s.tp;
   Call call;
@@ -78,7 +80,9 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
   return call;
 }
 
-// docs/layout-contract.md 9.2: chunk c of a DP-chunked step (paths local and sp_shard).
+// docs/layout-contract.md 9.2: chunk c of a DP-chunked step (paths local and sp_shard), as
+// vllm/model_executor/layers/fused_moe/layer.py, forward_impl_chunked, ran it before PR #39107:
+// all ranks in lockstep, local_sizes from DPMetadata.chunked_sizes (a finished rank's entry 1).
 Call build_chunk_call(const Step& s, int c, int64_t C) {
   const int D = s.dp, T = s.tp;
   const int S = s.sp ? T : 1;
@@ -234,10 +238,10 @@ std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
   switch (c.padding.mode) {
     case PaddingMode::none:
       break;
-    case PaddingMode::dp_max:
+    case PaddingMode::dp_max:  // vllm/v1/worker/dp_utils.py, _post_process_dp_padding: every rank runs the max
       std::fill(n.begin(), n.end(), most);
       break;
-    case PaddingMode::cudagraph: {
+    case PaddingMode::cudagraph: {  // the smallest capture size >= the DP max (CudagraphDispatcher)
       const auto& sizes = c.padding.cudagraph_sizes;
       auto bucket = std::lower_bound(sizes.begin(), sizes.end(), most);
       if (bucket != sizes.end()) std::fill(n.begin(), n.end(), *bucket);  // else eager: no padding
@@ -247,6 +251,8 @@ std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
   return n;
 }
 
+// vllm/forward_context.py, DPMetadata.sp_local_sizes: with SP each DP rank's count becomes T
+// entries of ceil(n_d / T), DP-major; without SP the counts themselves.
 std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp) {
   if (!sp) return n;
   std::vector<int64_t> sizes;
@@ -255,6 +261,9 @@ std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, b
   return sizes;
 }
 
+// all_gatherv concatenates group ranks in rank order (vllm/distributed/device_communicators/
+// pynccl.py, PyNcclCommunicator.all_gatherv); the EP group is DP-major, rank d*T + t
+// (fused_moe/config.py, FusedMoEParallelConfig.flatten_tp_across_dp_and_pcp).
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp) {
   std::vector<Segment> segments;
   segments.reserve(sp ? n.size() * static_cast<size_t>(tp) : n.size());

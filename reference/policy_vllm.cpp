@@ -1,5 +1,8 @@
 // Models of vLLM's routed-experts capture decision (docs/layout-contract.md section 7). They see only what
 // capture() sees; the harness supplies the tensor, these choose which rows to keep.
+// Source: vllm/model_executor/layers/fused_moe/routed_experts_capturer.py, capture() after PR
+// #50874 (its branches, in order) and before it (the naive total assertion), and init_buffer()
+// (the capture buffer [max_num_batched_tokens, L, K], the replay buffer's sizing).
 #include <numeric>
 #include <string>
 
