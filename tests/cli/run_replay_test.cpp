@@ -112,4 +112,68 @@ TEST_F(RunReplay, CtrlCStopsAfterTheCurrentCaseAndStillReports) {
   EXPECT_NE(r.out.find("replay: r3fuzz replay " + out_dir()), std::string::npos) << r.out;
 }
 
+// The main job's report (issue: reports users can trust): under the default profile the four
+// built-in implementations show four bugs, each once, with every implementation it affects.
+TEST_F(RunReplay, FindingsAreOnePerBugWithEveryImplementationTheyAffect) {
+  Ran r = run({"run", "--cases", "5000", "--impl", "vllm-50874", "--impl", "vllm-pre-50874", "--impl", "r3-fixed",
+               "--impl", "gpu", "--out", out_dir(), "--json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["profile"], "vllm");
+  std::vector<std::string> summary;
+  for (const nlohmann::json& f : doc["findings"]) {
+    std::string impls;
+    for (const auto& i : f["implementations"]) impls += (impls.empty() ? "" : "+") + i.get<std::string>();
+    summary.push_back(f["severity"].get<std::string>() + " " + f["verdict"].get<std::string>() + " " + impls);
+    // Every key the issue names, and a reproducer that replays to the finding's verdict.
+    for (const char* key : {"severity", "verdict", "implementations", "signatures", "occurrences", "file"})
+      EXPECT_TRUE(f.contains(key)) << key;
+    EXPECT_GE(f["occurrences"].get<int64_t>(), static_cast<int64_t>(f["signatures"].size()));
+    const std::string file = f["file"];
+    Ran again = run({"replay", file});
+    EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+    EXPECT_NE(again.out.find(": as expected"), std::string::npos) << again.out;
+    EXPECT_NE(read_file_bytes(file).find("\"profile\": \"vllm\""), std::string::npos) << file;
+  }
+  EXPECT_EQ(summary, (std::vector<std::string>{"failure spurious_reject vllm-pre-50874", "failure capacity vllm-pre-50874",
+                                               "latent wrong_rows vllm-50874+gpu",
+                                               "failure wrong_rows vllm-50874+gpu"}));
+  // The micro-batch overwrite: one finding on both paths vLLM micro-batches on.
+  std::vector<std::string> overwrite = doc["findings"][3]["signatures"];
+  EXPECT_EQ(overwrite, (std::vector<std::string>{"vllm-50874/wrong_rows/local/local", "gpu/wrong_rows/local/local",
+                                                 "vllm-50874/wrong_rows/sp_shard/sp_allgather",
+                                                 "gpu/wrong_rows/sp_shard/sp_allgather"}));
+  // Every failure signature names its finding; the failures stay as they were.
+  for (const nlohmann::json& f : doc["failures"]) {
+    EXPECT_NE(f["impl"], "r3-fixed");
+    EXPECT_GE(f["finding"].get<int>(), 1);
+    EXPECT_LE(f["finding"].get<size_t>(), doc["findings"].size());
+  }
+  // The text report starts with the table.
+  Ran text = run({"run", "--cases", "5000", "--impl", "vllm-50874", "--impl", "gpu", "--out", out_dir()});
+  EXPECT_EQ(text.out.rfind("2 findings (one per bug) under profile vllm:\n"
+                           "  #  severity  verdict     implementations  cases  reproducer\n",
+                           0),
+            0u)
+      << text.out;
+}
+
+// Under profile any, today's any-only findings are still found: a CUDA-graph size above M.
+TEST_F(RunReplay, ProfileAnyStillFindsCudagraphSizesAboveM) {
+  Ran r = run({"run", "--cases", "5000", "--profile", "any", "--impl", "vllm-50874", "--out", out_dir(), "--json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  bool capacity = false;
+  for (const nlohmann::json& f : doc["findings"]) {
+    if (f["verdict"] != "capacity") continue;
+    capacity = true;
+    const std::string text = read_file_bytes(f["file"].get<std::string>());
+    EXPECT_NE(text.find("\"profile\": \"any\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"cudagraph\""), std::string::npos) << text;
+  }
+  EXPECT_TRUE(capacity) << r.out;
+  Ran vllm = run({"run", "--cases", "5000", "--impl", "vllm-50874", "--out", out_dir(), "--json"});
+  for (const nlohmann::json& f : nlohmann::json::parse(vllm.out)["findings"]) EXPECT_NE(f["verdict"], "capacity");
+}
+
 }  // namespace
