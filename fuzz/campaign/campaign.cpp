@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/output_path.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -40,7 +41,8 @@ Status write_finding(const CampaignOptions& options, Finding& f) {
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{"--out " + options.out_dir + ": cannot create the directory: " + ec.message()};
-  f.file = (std::filesystem::path(options.out_dir) / finding_file_name(f.signature)).string();
+  R3_TRY(std::filesystem::path file, output_path_inside(options.out_dir, finding_file_name(f.signature)));
+  f.file = file.string();
   return write_case_file(f.file, f.c);
 }
 
@@ -68,13 +70,9 @@ bool CampaignReport::failed() const {
 }
 
 std::string finding_file_name(const Signature& signature) {
-  // A name a shell takes unquoted: external:COMMAND signatures carry spaces, quotes and slashes.
-  std::string name = signature.text();
-  for (char& ch : name) {
-    const bool plain = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '+' || ch == '-';
-    if (!plain) ch = '-';
-  }
-  return name + ".json";
+  // A name a shell takes unquoted, and short enough to create: external:COMMAND signatures carry
+  // spaces, quotes and slashes, and a long command would exceed the file-name limit (issue 15).
+  return file_name_from_text(signature.text(), ".json");
 }
 
 Result<CampaignReport> run_campaign(const CampaignOptions& options,

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/io/terminal_text.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"r3fuzz: property-based fuzzing and differential testing of MoE routing capture (R3) "
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (outcome.error) {
-    std::cerr << "r3fuzz " << outcome.command << ": " << outcome.error->message << "\n";
+    // Messages quote files (names, notes, implementation names): no raw control characters.
+    std::cerr << "r3fuzz " << outcome.command << ": " << r3::terminal_safe(outcome.error->message, true) << "\n";
     return 2;
   }
   return outcome.exit_code;

@@ -319,4 +319,14 @@ Result<Case> case_from_binary(std::span<const uint8_t> bytes, const BinaryLimits
   return decode(r, limits);
 }
 
+Result<Case> case_from_fuzz_input(std::span<const uint8_t> bytes) { return case_from_binary(bytes, full_binary_limits()); }
+
+bool fits_binary_limits(const Case& c, const BinaryLimits& limits) {
+  Case bare = c;
+  bare.note.clear();
+  bare.expect.reset();
+  const Result<Case> again = case_from_binary(case_to_binary(bare), limits);
+  return again.ok() && *again == bare;
+}
+
 }  // namespace r3

@@ -63,4 +63,16 @@ std::vector<uint8_t> case_to_binary(const Case& c);
 // Decodes and validates; errors say what is wrong and at which byte offset.
 Result<Case> case_from_binary(std::span<const uint8_t> bytes, const BinaryLimits& limits = concrete_binary_limits());
 
+// The one decoding of a fuzz input file (issue 15 item 13): what `seed --to-binary` writes,
+// `seed --to-json` reads back, `shrink --from-bytes` shrinks and the differential target runs.
+// Full limits, so the canonical bytes of every valid case (the whole corpus) decode to that very
+// case and nothing is folded behind the user's back.
+Result<Case> case_from_fuzz_input(std::span<const uint8_t> bytes);
+
+// True when every field of `c` lies within `limits` (the note and "expect" aside: they change no
+// behaviour), i.e. `c` encodes and decodes unchanged under them. The differential target runs
+// only cases that fit the concrete limits, so every input it runs means the same case to
+// case_from_fuzz_input().
+bool fits_binary_limits(const Case& c, const BinaryLimits& limits);
+
 }  // namespace r3
