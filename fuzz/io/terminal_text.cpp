@@ -17,8 +17,6 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
       out += "\\r";
     } else if (ch == '\t') {
       out += "\\t";
-    } else if (ch == '\\') {
-      out += "\\\\";
     } else if (u < 0x20 || u == 0x7f) {
       char hex[5];
       std::snprintf(hex, sizeof hex, "\\x%02x", u);

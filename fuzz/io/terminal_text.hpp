@@ -7,9 +7,10 @@
 
 namespace r3 {
 
-// `text` with every control character (below 0x20, and 0x7f) written as \n, \r, \t or \xNN,
-// and backslashes doubled so the escapes stay unambiguous. With keep_newlines, '\n' passes
-// through (for multi-line messages r3fuzz composes itself).
+// `text` with every control character (below 0x20, and 0x7f) written as \n, \r, \t or \xNN.
+// Backslashes stay as they are: messages already quote text with JSON-style escapes, and a
+// backslash moves no cursor. With keep_newlines, '\n' passes through (for multi-line messages
+// r3fuzz composes itself).
 std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 
 }  // namespace r3

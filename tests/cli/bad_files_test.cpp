@@ -164,6 +164,21 @@ json without_defaults(json doc) {
   return doc;
 }
 
+TEST_F(BadFiles, Item12AnAdapterReplyWithADuplicateKeyIsRefused) {
+  // An adapter that says hello with "type" twice, then reads forever.
+  const std::string adapter =
+      R"(printf '{"type": "hello", "type": "hello", "protocol": "r3fuzz-adapter/1", "name": "dup", "version": "1"}\n'; )"
+      "cat >/dev/null";
+  write("adapter.sh", adapter);
+  const Output o = run("run --impl 'external:sh adapter.sh' --cases 5 --out o");
+  EXPECT_EQ(o.exit_code, 2) << o.out;
+  EXPECT_EQ(o.err,
+            "r3fuzz run: --impl external:sh adapter.sh: the adapter's hello: duplicate key \"type\" at line 1, column 24: "
+            R"("{\"type\": \"hello\", \"type\": \"hello\", \"protocol\": \"r3fuzz-adapter/1\", \"name\": \"dup\", )"
+            R"(\"version\": \"1\"}")"
+            "\n");
+}
+
 TEST_F(BadFiles, Item13OneDecodingJsonBinaryJsonRoundTripsTheWholeCorpus) {
   const fs::path corpus = fs::path(R3FUZZ_SOURCE_DIR) / "corpus";
   Output o = run("seed --to-binary --out bin '" + corpus.string() + "'");
