@@ -53,6 +53,7 @@ rm -rf "$WORK/seeds" "$WORK/new" "$WORK/artifacts"
 mkdir -p "$WORK/seeds" "$WORK/artifacts" "$CORPUS_OUT"
 "$R3FUZZ" seed --to-binary --out "$WORK/seeds" "$ROOT/corpus/production" "$ROOT/corpus/regression" >/dev/null
 cp "$ROOT"/corpus/production/*.json "$WORK/seeds/"  # the JSON decoder's seeds, for the robustness target
+cp "$ROOT"/fuzz/libfuzzer/seeds/* "$WORK/seeds/"  # a deployment, a metadata log and adapter replies, for the same
 
 export R3FUZZ_KNOWN="$ROOT/corpus/regression"
 R3FUZZ_IMPLS="${R3FUZZ_IMPLS:-$([[ -n ${R3FUZZ_FAULT:-} ]] && echo r3-fixed || echo vllm-50874)}"  # what shrinking judges

@@ -7,6 +7,7 @@
 
 #include "fuzz/adapter/row_writes.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/strict_json.hpp"
 #include "fuzz/oracle/host_executor.hpp"
 #include "reference/capturer.hpp"
 #include "reference/provenance.hpp"
@@ -100,6 +101,17 @@ Status ExternalImplementation::connect() {
   return ensure_running();
 }
 
+namespace {
+
+// "<what> is not JSON: " for a syntax error (docs/adapter-protocol.md's wording), else
+// "<what>: duplicate key \"id\" at line 1, column 20: " (one strict parser for every file and reply).
+std::string reply_problem(const std::string& what, const Error& e) {
+  if (e.message.starts_with(kInvalidJson)) return what + " is not JSON: ";
+  return what + ": " + e.message + ": ";
+}
+
+}  // namespace
+
 Allocation ExternalImplementation::allocate(const Case& c) const {
   std::lock_guard lock(mutex_);
   Allocation a;
@@ -119,8 +131,9 @@ Status ExternalImplementation::ensure_running() const {
   R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log, options_.stop));
   ++starts_;
   R3_TRY(std::string line, exchange(hello_request().dump(), -1, options_.startup_timeout));
-  const json reply = json::parse(line, nullptr, false);
-  if (reply.is_discarded()) return fail("the adapter's hello is not JSON: " + quote_line(line));
+  const Result<json> parsed = parse_json_strictly(line);
+  if (!parsed) return fail(reply_problem("the adapter's hello", parsed.error()) + quote_line(line));
+  const json& reply = *parsed;
   auto hello = read_hello(reply);
   if (!hello) return fail(hello.error().message + ": " + quote_line(line));
   hello_ = std::move(*hello);
@@ -177,8 +190,11 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
     for (const RankView& view : call.ranks) {
       const int64_t id = next_id_++;
       R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), id, options_.timeout));
-      const json reply = json::parse(line, nullptr, false);
-      if (reply.is_discarded()) return fail("the reply to request " + std::to_string(id) + " is not JSON: " + quote_line(line));
+      const Result<json> parsed_reply = parse_json_strictly(line);
+      if (!parsed_reply) {
+        return fail(reply_problem("the reply to request " + std::to_string(id), parsed_reply.error()) + quote_line(line));
+      }
+      const json& reply = *parsed_reply;
       auto got_id = reply_id(reply);
       if (!got_id) return fail("the reply to request " + std::to_string(id) + ": " + got_id.error().message + ": " + quote_line(line));
       if (*got_id != id) {

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/output_path.hpp"
 #include "reference/layout.hpp"
 #include "reference/profile.hpp"
 
@@ -45,9 +46,10 @@ Result<std::string> write_under_out(const CampaignOptions& options, const std::s
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) return Error{"--out " + options.out_dir + ": cannot create the directory: " + ec.message()};
-  std::string file = (std::filesystem::path(options.out_dir) / name).string();
-  R3_TRY_STATUS(write_case_file(file, c));
-  return file;
+  // The name may come from an adapter's command line: it must stay one file inside --out.
+  R3_TRY(std::filesystem::path file, output_path_inside(options.out_dir, name));
+  R3_TRY_STATUS(write_case_file(file.string(), c));
+  return file.string();
 }
 
 // The finding's reproducer as a replayable file: "expect" names its first implementation,
@@ -100,13 +102,9 @@ std::string finding_file_name(size_t number, const Finding& f) {
 }
 
 std::string finding_file_name(const Signature& signature) {
-  // A name a shell takes unquoted: external:COMMAND signatures carry spaces, quotes and slashes.
-  std::string name = signature.text();
-  for (char& ch : name) {
-    const bool plain = std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '+' || ch == '-';
-    if (!plain) ch = '-';
-  }
-  return name + ".json";
+  // A name a shell takes unquoted, and short enough to create: external:COMMAND signatures carry
+  // spaces, quotes and slashes, and a long command would exceed the file-name limit (issue 15).
+  return file_name_from_text(signature.text(), ".json");
 }
 
 Result<CampaignReport> run_campaign(const CampaignOptions& options,

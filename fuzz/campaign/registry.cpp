@@ -144,4 +144,12 @@ std::string known_implementation_names() {
   return text;
 }
 
+bool names_external_command(std::string_view spec) { return spec.find("external:") != std::string_view::npos; }
+
+std::string external_from_file_refusal(std::string_view spec) {
+  return "expect.impl \"" + std::string(spec) +
+         "\" names an external command; r3fuzz runs commands only from its command line: pass --impl with that "
+         "name, or --allow-external-from-files, to run it";
+}
+
 }  // namespace r3

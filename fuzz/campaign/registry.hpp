@@ -46,4 +46,14 @@ std::vector<std::string> default_implementation_names();
 // "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND, gpu, gpu:POLICY".
 std::string known_implementation_names();
 
+// True when building `spec` could start a program: any name containing "external:" (under a
+// prefix such as gpu:, or with a +fault suffix, too). Files are data, never commands
+// (docs/SECURITY.md): replay, shrink and the fuzz targets refuse such a name when it comes from
+// a file's "expect.impl" rather than from the command line. Deliberately broad: a name that only
+// looks external is refused, never run.
+bool names_external_command(std::string_view spec);
+
+// The message for a refused file-named external implementation (the caller adds the file).
+std::string external_from_file_refusal(std::string_view spec);
+
 }  // namespace r3

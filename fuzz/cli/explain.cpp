@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "reference/capturer.hpp"
 #include "reference/policy.hpp"
@@ -22,36 +23,83 @@ std::string range_text(const std::optional<RowRange>& r) {
   return r ? "[" + std::to_string(r->lo) + ", " + std::to_string(r->hi) + ")" : "-";
 }
 
+// Bounds on the text report (item 8 of issue 15): a case at the limits has 65536 ranks and 4096
+// calls, which printed in full is half a gigabyte. Runs of identical rows are folded, then each
+// table, list and the sequence of calls is cut, and the report says so. --json is not cut.
+constexpr size_t kMaxListEntries = 32;
+constexpr size_t kMaxTableRows = 64;
+constexpr size_t kMaxCallsShown = 8;
+const std::string kCutNote = " (explain's text is bounded; --json lists everything)";
+
 std::string list_text(const std::optional<std::vector<int64_t>>& v) {
   if (!v) return "unset";
   std::string s = "[";
-  for (size_t i = 0; i < v->size(); ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
+  const size_t shown = std::min(v->size(), kMaxListEntries);
+  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
+  if (shown < v->size()) s += ", ... " + std::to_string(v->size() - shown) + " more";
   return s + "]";
 }
 
 // Columns padded to their widest cell, numbers right-aligned; two spaces between columns.
+// A table of more than kMaxTableRows rows is folded: the first `key_columns` cells name a row
+// (dp, tp), a run of rows alike in every other cell prints as its first row and one
+// "... N more rows alike" line, and at most kMaxTableRows lines print in all.
 class Table {
  public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  explicit Table(std::vector<std::string> header, size_t key_columns = 0)
+      : header_(std::move(header)), key_columns_(key_columns) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
   std::string render(const std::string& indent = "  ") const {
-    std::vector<size_t> width(rows_.front().size(), 0);
+    std::vector<size_t> width(header_.size(), 0);
+    for (size_t i = 0; i < header_.size(); ++i) width[i] = header_[i].size();
     for (const auto& row : rows_)
       for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
-    std::string out;
-    for (const auto& row : rows_) {
-      std::string line = indent;
-      for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
-        const bool number = !row[i].empty() && (std::isdigit(static_cast<unsigned char>(row[i][0])) != 0);
-        const std::string pad(width[i] - row[i].size(), ' ');
-        line += (i ? "  " : "") + (number ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : ""));
+    std::string out = line(header_, width, indent);
+    const bool fold = rows_.size() > kMaxTableRows;
+    size_t lines = 0;
+    for (size_t r = 0; r < rows_.size();) {
+      if (lines == kMaxTableRows) {
+        out += indent + "... " + std::to_string(rows_.size() - r) + " more rows not shown" + kCutNote + "\n";
+        break;
       }
-      out += line + "\n";
+      out += line(rows_[r], width, indent);
+      ++lines;
+      size_t next = r + 1;
+      while (fold && next < rows_.size() && alike(rows_[r], rows_[next])) ++next;
+      if (next > r + 1) {
+        out += indent + "... " + std::to_string(next - r - 1) + " more rows alike, through " + key_text(rows_[next - 1]) +
+               "\n";
+        ++lines;
+      }
+      r = next;
     }
     return out;
   }
 
  private:
+  bool alike(const std::vector<std::string>& a, const std::vector<std::string>& b) const {
+    if (key_columns_ == 0 || a.size() != b.size() || a.size() < key_columns_) return false;
+    return std::equal(a.begin() + static_cast<std::ptrdiff_t>(key_columns_), a.end(),
+                      b.begin() + static_cast<std::ptrdiff_t>(key_columns_));
+  }
+  std::string key_text(const std::vector<std::string>& row) const {
+    std::string s;
+    for (size_t i = 0; i < key_columns_ && i < row.size(); ++i) s += (i ? ", " : "") + header_[i] + " " + row[i];
+    return s;
+  }
+  static std::string line(const std::vector<std::string>& row, const std::vector<size_t>& width, const std::string& indent) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      const bool number = !row[i].empty() && (std::isdigit(static_cast<unsigned char>(row[i][0])) != 0);
+      const std::string pad(width[i] - row[i].size(), ' ');
+      line += (i ? "  " : "") + (number ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : ""));
+    }
+    return line + "\n";
+  }
+
+  std::vector<std::string> header_;
+  size_t key_columns_;
   std::vector<std::vector<std::string>> rows_;
 };
 
@@ -135,7 +183,8 @@ void write_ranks_table(const Explanation& e, std::ostringstream& out) {
   const Step& s = e.step;
   out << "\nDP ranks (n_d: the rows each rank runs with, padding included)\n";
   Table t(s.sp ? std::vector<std::string>{"dp", "real", "n_d", "shard s_d", "SP padding rows"}
-               : std::vector<std::string>{"dp", "real", "n_d", "dummy rows"});
+               : std::vector<std::string>{"dp", "real", "n_d", "dummy rows"},
+          1);
   for (int d = 0; d < s.dp; ++d) {
     const auto i = static_cast<size_t>(d);
     const int64_t n = s.num_tokens_across_dp[i];
@@ -154,7 +203,7 @@ void write_segments_table(const Explanation& e, std::ostringstream& out) {
   if (!s.local_sizes) return;
   out << "\ngathered layout (all-gatherv over the " << (s.sp ? "EP group, rank d*T+t" : "DP group, rank d") << "): G = "
       << s.gathered_rows << " rows, local_sizes " << list_text(s.local_sizes) << "\n";
-  Table t({"group rank", "dp", "tp", "rows", "tokens", "padding"});
+  Table t({"group rank", "dp", "tp", "rows", "tokens", "padding"}, 3);
   for (const Segment& g : s.segments) {
     t.add({std::to_string(g.group_rank), std::to_string(g.dp), s.sp ? std::to_string(g.tp) : "-",
            range_text(RowRange{g.offset, g.offset + g.rows}),
@@ -166,12 +215,20 @@ void write_segments_table(const Explanation& e, std::ostringstream& out) {
 
 void write_calls(const Explanation& e, std::ostringstream& out) {
   const Step& s = e.step;
+  if (s.calls.empty()) out << "\nno capture call: every rank is idle (DP chunking issues no chunk)\n";
   for (const Call& call : s.calls) {
+    if (static_cast<size_t>(call.index) == kMaxCallsShown && s.calls.size() > kMaxCallsShown + 1) {
+      out << "\n... calls " << kMaxCallsShown + 1 << " to " << s.calls.size() - 1 << " not shown" << kCutNote << "\n";
+    }
+    const bool shown = static_cast<size_t>(call.index) < kMaxCallsShown || call.index + 1 == static_cast<int>(s.calls.size());
+    if (!shown) continue;
     if (s.calls.size() > 1) {
       out << "\ncall " << call.index + 1 << " of " << s.calls.size() << ": ";
       const char* what = call.chunk_size > 0 ? " chunk rows " : " tokens ";
-      for (size_t d = 0; d < call.tokens.size(); ++d)
+      const size_t ranks_shown = std::min(call.tokens.size(), kMaxListEntries);
+      for (size_t d = 0; d < ranks_shown; ++d)
         out << (d ? ", " : "") << "dp " << d << what << range_text(call.tokens[d]);
+      if (ranks_shown < call.tokens.size()) out << ", ... " << call.tokens.size() - ranks_shown << " more DP ranks";
       if (call.chunk_size > 0 && s.sp) out << " (of each TP rank's SP shard)";
       out << "\n  num_tokens_across_dp " << list_text(call.metadata->num_tokens_across_dp) << ", local_sizes "
           << list_text(call.metadata->local_sizes) << "\n";
@@ -180,7 +237,7 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
     }
     std::vector<std::string> header = {"dp", "tp", "receives", "n", "expected"};
     for (const Judgement& j : e.policies) header.push_back(j.impl);
-    Table t(header);
+    Table t(header, 2);
     for (size_t r = 0; r < call.ranks.size(); ++r) {
       const RankView& v = call.ranks[r];
       std::vector<std::string> row = {std::to_string(v.dp), std::to_string(v.tp), received_text(s.path, call, v),
@@ -201,7 +258,7 @@ void write_policies(const Explanation& e, std::ostringstream& out) {
     out << "\n    capture buffer " << j.allocation.capture_rows << " rows";
     if (j.allocation.replay_rows) out << ", replay buffer " << *j.allocation.replay_rows << " rows";
     out << "\n";
-    Table t({"dp", "tp", "branch", "rows", "verdict"});
+    Table t({"dp", "tp", "branch", "rows", "verdict"}, 2);
     for (const RankJudgement& r : j.ranks)
       t.add({std::to_string(r.dp), std::to_string(r.tp), step_branch(r), range_text(r.rows), std::string(to_string(r.verdict))});
     out << t.render("    ");
@@ -222,13 +279,20 @@ Result<Explanation> explain_case(const Case& c) {
 ojson explanation_json(const Explanation& e) {
   const Step& s = e.step;
   const bool one_call = s.calls.size() == 1;
+  // The ranks come from the topology, not from a call: a DP-chunked step whose ranks are all
+  // idle has no capture call at all (zero chunks), and reading calls.front() then crashed.
   ojson ranks = ojson::array();
-  for (const RankView& v : s.calls.front().ranks) {
-    const Call& call = s.calls.front();
-    ranks.push_back({{"dp", v.dp},
-                     {"tp", v.tp},
-                     {"n", one_call ? ojson(received_rows(call, v)) : ojson(nullptr)},
-                     {"expected", one_call ? range_json(expected_source_range(call, v)) : ojson(nullptr)}});
+  for (int d = 0; d < s.dp; ++d) {
+    for (int t = 0; t < s.tp; ++t) {
+      ojson n = nullptr, expected = nullptr;
+      if (one_call) {
+        const Call& call = s.calls.front();
+        const RankView& v = call.ranks[static_cast<size_t>(d * s.tp + t)];
+        n = received_rows(call, v);
+        expected = range_json(expected_source_range(call, v));
+      }
+      ranks.push_back({{"dp", d}, {"tp", t}, {"n", std::move(n)}, {"expected", std::move(expected)}});
+    }
   }
   ojson policies = ojson::object();
   for (const Judgement& j : e.policies) policies[j.impl] = policy_json(j);
@@ -252,7 +316,7 @@ std::string explanation_text(const Explanation& e) {
   const Case& c = e.c;
   const Step& s = e.step;
   std::ostringstream out;
-  if (!c.note.empty()) out << "note: " << c.note << "\n";
+  if (!c.note.empty()) out << "note: " << terminal_safe(c.note) << "\n";
   out << "topology: dp " << c.topology.dp << ", tp " << c.topology.tp << ", ep " << (c.topology.ep ? "on" : "off")
       << ", sp " << (c.topology.sp ? "on" : "off") << "; path " << to_string(c.path)
       << (c.monolithic ? ", monolithic MoE kernel" : ", router capture") << "\n";

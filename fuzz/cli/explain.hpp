@@ -24,10 +24,14 @@ struct Explanation {
 // Derives the step and judges the three policy models on it. Fails only on an invalid case.
 Result<Explanation> explain_case(const Case& c);
 
-// The --json document; issue 2 names its fields (extra fields are allowed).
+// The --json document; issue 2 names its fields (extra fields are allowed). "ranks" lists every
+// (dp, tp) even when the step has no capture call (an all-idle DP-chunked step).
 nlohmann::ordered_json explanation_json(const Explanation& e);
 
-// The human report: tables of ranks, shards and padding, then each policy's decision.
+// The human report: tables of ranks, shards and padding, then each policy's decision. Bounded
+// whatever the case: a table longer than 64 rows folds runs of identical ranks and is cut at 64
+// lines, lists show 32 entries, at most 8 calls (and the last) print, and each cut says so.
+// explanation_json() is never cut.
 std::string explanation_text(const Explanation& e);
 
 }  // namespace r3

@@ -13,6 +13,7 @@
 
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/stop_signals.hpp"
+#include "fuzz/io/terminal_text.hpp"
 
 namespace {
 
@@ -67,7 +68,8 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (outcome.error) {
-    std::cerr << "r3fuzz " << outcome.command << ": " << outcome.error->message << "\n";
+    // Messages quote files (names, notes, implementation names): no raw control characters.
+    std::cerr << "r3fuzz " << outcome.command << ": " << r3::terminal_safe(outcome.error->message, true) << "\n";
     return 2;
   }
   return outcome.exit_code;

@@ -10,6 +10,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -19,6 +20,7 @@ struct ReplayFlags {
   std::vector<std::string> paths;
   std::vector<std::string> impls;
   std::string mode = "mixed";
+  bool allow_external_from_files = false;
 };
 
 // Files named on the command line, and every *.json directly inside a named directory, sorted.
@@ -86,6 +88,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   };
   ImplementationCache cache;
   int unexpected = 0, checked = 0;
+  std::vector<std::string> refused;  // files whose expect.impl would start a program
   for (const std::string& file : files) {
     const Result<Case> c = read_case_file(file);
     if (!c.ok()) {
@@ -103,6 +106,13 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     }
     std::vector<std::string> names = f.impls;
     if (names.empty()) names = c->expect ? std::vector<std::string>{c->expect->impl} : default_implementation_names();
+    // Files are data, never commands (docs/SECURITY.md): a file's expect.impl that would start a
+    // program runs only when the command line says so. The file is reported; the others still run.
+    if (f.impls.empty() && c->expect && names_external_command(c->expect->impl) && !f.allow_external_from_files) {
+      refused.push_back(file + ": " + terminal_safe(external_from_file_refusal(c->expect->impl)));
+      std::cout << file << ": not run: needs --allow-external-from-files\n";
+      continue;
+    }
     for (const std::string& name : names) {
       const Result<const Implementation*> impl = cache.get(name);
       if (!impl.ok()) {
@@ -137,14 +147,22 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       if (j.failed()) std::cout << "  " << j.detail << "\n";
     }
   }
-  const int code = !bad.empty() ? 2 : unexpected ? 1 : 0;
+  const int code = !bad.empty() || !refused.empty() ? 2 : unexpected ? 1 : 0;
   std::cout << "replay: " << files.size() << " case file" << (files.size() == 1 ? "" : "s") << ", " << checked
             << " expectation" << (checked == 1 ? "" : "s") << " checked, " << unexpected << " unexpected, "
-            << bad.size() << " could not be replayed: exit " << code << "\n";
+            << bad.size() << " could not be replayed";
+  if (!refused.empty()) std::cout << ", " << refused.size() << " not run (external command named in the file)";
+  std::cout << ": exit " << code << "\n";
+  std::string message;
   if (!bad.empty()) {
-    return input_error(std::to_string(bad.size()) + (bad.size() == 1 ? " file or path" : " files or paths") +
-                       " could not be replayed (listed above)");
+    message = std::to_string(bad.size()) + (bad.size() == 1 ? " file or path" : " files or paths") +
+              " could not be replayed (listed above)";
   }
+  if (!refused.empty()) {
+    message += (message.empty() ? "" : "\n") + std::to_string(refused.size()) + " case file(s) not run:";
+    for (const std::string& r : refused) message += "\n  " + r;
+  }
+  if (!message.empty()) return input_error(message);
   return code;
 }
 
@@ -159,6 +177,9 @@ void add_replay_command(CLI::App& app, CommandOutcome& outcome) {
                   "implementations to run, repeatable (default: the file's expect.impl, else vllm-50874 and "
                   "vllm-pre-50874)");
   cmd->add_option("--mode", f->mode, "concrete, symbolic or mixed (default: concrete when small enough)");
+  cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
+                "run an external:COMMAND implementation named by a file's expect.impl (by default only the "
+                "command line names programs to run)");
   cmd->callback([f, &outcome] {
     const int code = replay_command(*f, outcome);
     if (!outcome.error) outcome.exit_code = code;

@@ -4,10 +4,12 @@
 //   r3fuzz seed --to-json --out DIR INPUT|DIR...                    fuzz inputs -> readable cases (.json)
 // Cases are validated and deduplicated by their canonical form; a log line that disagrees
 // with the deployment is reported with its line number and makes the exit code 2.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -15,6 +17,8 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/input_file.hpp"
+#include "fuzz/io/output_path.hpp"
 #include "fuzz/seed/seed.hpp"
 #include "reference/layout.hpp"
 #include "reference/profile.hpp"
@@ -50,47 +54,54 @@ Result<Case> within_profile(Case c, Profile profile) {
   return c;
 }
 
-std::vector<fs::path> expand(const std::vector<std::string>& inputs, bool json_only) {
+// Files named on the command line, and the files inside named directories (recursively), sorted.
+Result<std::vector<fs::path>> expand(const std::vector<std::string>& inputs, bool json_only) {
   std::vector<fs::path> files;
   for (const std::string& in : inputs) {
-    if (!fs::is_directory(in)) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
       files.emplace_back(in);
       continue;
     }
     std::vector<fs::path> found;
-    for (const auto& e : fs::recursive_directory_iterator(in)) {
-      if (e.is_regular_file() && (!json_only || e.path().extension() == ".json")) found.push_back(e.path());
+    for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file(ec) && (!json_only || it->path().extension() == ".json")) found.push_back(it->path());
     }
+    if (ec) return Error{in + ": cannot list the directory: " + ec.message()};
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   return files;
 }
 
-Result<std::string> read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path.string() + ": cannot open"};
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 Status write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
+  if (!out) return Error{path.string() + ": cannot open for writing: " + std::strerror(errno)};
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out) return Error{path.string() + ": cannot write"};
   return ok_status();
 }
 
+// Output names come from input file names r3fuzz did not choose: kept inside --out, made to fit.
+Result<fs::path> converted_path(const SeedArgs& a, const fs::path& input, std::string_view extension) {
+  return output_path_inside(a.out, file_name_from_text(input.stem().string(), extension));
+}
+
 Result<int> convert(const SeedArgs& a) {
   int written = 0;
-  for (const fs::path& file : expand(a.inputs, a.to_binary)) {
+  R3_TRY(std::vector<fs::path> files, expand(a.inputs, a.to_binary));
+  for (const fs::path& file : files) {
     if (a.to_binary) {
       R3_TRY(Case c, read_case_file(file.string()));
-      R3_TRY_STATUS(write_bytes(fs::path(a.out) / (file.stem().string() + ".bin"), case_to_binary(c)));
+      R3_TRY(fs::path out, converted_path(a, file, ".bin"));
+      R3_TRY_STATUS(write_bytes(out, case_to_binary(c)));
     } else {
-      R3_TRY(std::string bytes, read_all(file));
-      auto c = case_from_binary({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, full_binary_limits());
+      R3_TRY(std::string bytes, read_input_file(file.string()));
+      auto c = case_from_fuzz_input({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
       if (!c) return Error{file.string() + ": " + c.error().message};
-      R3_TRY_STATUS(write_case_file((fs::path(a.out) / (file.stem().string() + ".json")).string(), *c));
+      R3_TRY(fs::path out, converted_path(a, file, ".json"));
+      R3_TRY_STATUS(write_case_file(out.string(), *c));
     }
     ++written;
   }
@@ -98,12 +109,15 @@ Result<int> convert(const SeedArgs& a) {
 }
 
 Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& duplicates) {
-  R3_TRY(Deployment d, read_deployment_file(a.deployment));
+  Result<Deployment> read = read_deployment_file(a.deployment);
+  if (!read) return Error{"--deployment " + read.error().message};
+  const Deployment& d = *read;
   R3_TRY(std::vector<Case> cases, cases_from_traffic(d));
   if (!a.log.empty()) {
-    R3_TRY(std::string log, read_all(a.log));
+    Result<std::string> log = read_input_file(a.log);
+    if (!log) return Error{"--log " + log.error().message};
     std::vector<std::string> line_errors;
-    for (Case& c : cases_from_metadata_log(d, log, line_errors)) cases.push_back(std::move(c));
+    for (Case& c : cases_from_metadata_log(d, *log, line_errors)) cases.push_back(std::move(c));
     for (const std::string& e : line_errors) errors.push_back(a.log + ": " + e);
   }
   std::set<std::string> seen;
@@ -115,7 +129,7 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
       continue;
     }
     const Case& c = *fitted;
-    const fs::path file = fs::path(a.out) / seed_file_name(d.name, c);
+    R3_TRY(const fs::path file, output_path_inside(a.out, seed_file_name(d.name, c)));
     if (!seen.insert(canonical_key(c)).second || fs::exists(file)) {
       ++duplicates;
       continue;

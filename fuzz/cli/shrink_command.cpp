@@ -16,6 +16,9 @@
 #include "fuzz/cli/output_dir.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/input_file.hpp"
+#include "fuzz/io/output_path.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/mutants/carrier.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
@@ -42,15 +45,14 @@ struct ShrinkFlags {
   int64_t max_judgements = 100000;
   bool allow_path_change = false;
   std::optional<Profile> profile;  // --profile; else the case's own (profile_of)
+  bool allow_external_from_files = false;
 };
 
 Result<Case> load_case(const ShrinkFlags& f) {
   if (f.input.empty() == f.from_bytes.empty()) return Error{"give exactly one of CASE.json and --from-bytes FILE"};
   if (!f.input.empty()) return read_case_file(f.input);
-  std::ifstream in(f.from_bytes, std::ios::binary);
-  if (!in) return Error{f.from_bytes + ": cannot open"};
-  const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  Result<Case> c = case_from_binary(bytes);
+  R3_TRY(std::string bytes, read_input_file(f.from_bytes));
+  Result<Case> c = case_from_fuzz_input({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
   if (!c.ok()) return Error{f.from_bytes + ": " + c.error().message};
   return c;
 }
@@ -61,6 +63,10 @@ Result<ImplementationSpec> implementation_spec(const ShrinkFlags& f, const Case&
   if (!spec.name.empty()) return spec;
   if (!c.expect || c.expect->impl.empty()) {
     return Error{"--impl: not given, and the case has no \"expect\" naming an implementation to take it from"};
+  }
+  // Files are data, never commands (docs/SECURITY.md).
+  if (names_external_command(c.expect->impl) && !f.allow_external_from_files) {
+    return Error{terminal_safe(external_from_file_refusal(c.expect->impl))};
   }
   spec.name = c.expect->impl;
   if (const size_t plus = spec.name.find('+'); plus != std::string::npos && spec.fault.empty()) {
@@ -83,6 +89,7 @@ Result<std::unique_ptr<Implementation>> build(const ImplementationSpec& spec) {
 
 Status write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
+  if (!out) return Error{path.string() + ": cannot open for writing: " + std::strerror(errno)};
   out << text;
   out.close();
   if (!out) return Error{path.string() + ": cannot write"};
@@ -138,12 +145,15 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   std::error_code ec;
   if (!dir.empty()) fs::create_directories(dir, ec);
   if (ec) return input_error(Error{"--out " + dir.string() + ": " + ec.message()});
-  const std::string stem = fs::path(source).stem().string();
-  const fs::path case_file = dir / (stem + ".min.json");
-  const fs::path entry_file = dir / finding_file_name(shrunk->signature);
-  const fs::path test_file = dir / (stem + ".min_test.cpp");
-  for (Status s : {write_case_file(case_file.string(), minimal), write_case_file(entry_file.string(), entry),
-                   write_text(test_file, test)}) {
+  // Every output lands inside `dir`, under a name that fits (docs/SECURITY.md).
+  const std::string stem = file_name_from_text(fs::path(source).stem().string(), "");
+  const Result<fs::path> case_file = output_path_inside(dir, stem + ".min.json");
+  const Result<fs::path> entry_file = output_path_inside(dir, finding_file_name(shrunk->signature));
+  const Result<fs::path> test_file = output_path_inside(dir, stem + ".min_test.cpp");
+  for (const Result<fs::path>* p : {&case_file, &entry_file, &test_file})
+    if (!p->ok()) return input_error(p->error());
+  for (Status s : {write_case_file(case_file->string(), minimal), write_case_file(entry_file->string(), entry),
+                   write_text(*test_file, test)}) {
     if (!s.ok()) return input_error(s.error());
   }
 
@@ -152,7 +162,7 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
             << "  from: " << summarize(*input) << "\n"
             << "  to:   " << summarize(shrunk->minimal) << "\n"
             << "  " << j.detail << "\n"
-            << "wrote " << case_file.string() << ", " << entry_file.string() << ", " << test_file.string() << "\n\n"
+            << "wrote " << case_file->string() << ", " << entry_file->string() << ", " << test_file->string() << "\n\n"
             << test;
   return 0;
 }
@@ -183,6 +193,9 @@ void add_shrink_command(CLI::App& app, CommandOutcome& outcome) {
   add_profile_option(*cmd, f->profile)
       ->description("every candidate stays inside this profile (docs/layout-contract.md section 10); default: "
                     "the case's \"profile\", else the narrowest one it lies in (vllm, vllm-legacy, any)");
+  cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
+                "run an external:COMMAND implementation named by the case's expect.impl (by default only the "
+                "command line names programs to run)");
   cmd->add_flag("--allow-path-change", f->allow_path_change,
                 "let the path move toward single; the bug is then (impl, verdict, severity) without path and branch");
   cmd->callback([f, &outcome] {

@@ -25,6 +25,7 @@ namespace kind {
 inline constexpr uint8_t note = 1 << 4;
 inline constexpr uint8_t expect = 1 << 5;
 inline constexpr uint8_t idle_dummy = 1 << 6;
+inline constexpr uint8_t profile = 1 << 7;
 }  // namespace kind
 
 constexpr Path kPaths[] = {Path::single, Path::gathered, Path::local, Path::sp_shard};
@@ -222,6 +223,10 @@ Result<Case> decode(Reader& r, const BinaryLimits& lim) {
     if (auto s = parse_severity(e.severity); !s) return Error{"expect." + s.error().message};
     c.expect = std::move(e);
   }
+  if (kinds & kind::profile) {
+    R3_TRY(int64_t profile, r.folded("profile", 0, 2));
+    c.profile = static_cast<Profile>(profile);
+  }
   R3_TRY_STATUS(r.finish());
   R3_TRY_STATUS(validate(c));
   return c;
@@ -283,6 +288,7 @@ std::vector<uint8_t> case_to_binary(const Case& c) {
   if (!c.note.empty()) kinds |= kind::note;
   if (c.expect) kinds |= kind::expect;
   if (c.idle_dummy) kinds |= kind::idle_dummy;
+  if (c.profile) kinds |= kind::profile;
   w.byte(flags);
   w.byte(kinds);
   w.varint(c.topology.dp, 1);
@@ -314,12 +320,23 @@ std::vector<uint8_t> case_to_binary(const Case& c) {
     w.text(c.expect->verdict);
     w.text(c.expect->severity);
   }
+  if (c.profile) w.varint(static_cast<int64_t>(*c.profile));
   return w.take();
 }
 
 Result<Case> case_from_binary(std::span<const uint8_t> bytes, const BinaryLimits& limits) {
   Reader r(bytes);
   return decode(r, limits);
+}
+
+Result<Case> case_from_fuzz_input(std::span<const uint8_t> bytes) { return case_from_binary(bytes, full_binary_limits()); }
+
+bool fits_binary_limits(const Case& c, const BinaryLimits& limits) {
+  Case bare = c;
+  bare.note.clear();
+  bare.expect.reset();
+  const Result<Case> again = case_from_binary(case_to_binary(bare), limits);
+  return again.ok() && *again == bare;
 }
 
 }  // namespace r3

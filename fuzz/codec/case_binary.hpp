@@ -7,11 +7,12 @@
 //   byte 2   kinds:  bits 0-1 path (single, gathered, local, sp_shard),
 //                    bits 2-3 padding (none, dp_max, cudagraph; 3 folds to none),
 //                    bit 4 note present, bit 5 expect present, bit 6 idle_dummy,
-//                    bit 7 ignored (the profile is not encoded: fuzz targets take it from R3FUZZ_PROFILE)
+//                    bit 7 profile present (recorded only: fuzz targets take theirs from R3FUZZ_PROFILE)
 //   varints  dp-1, tp-1, layers-1, top_k-1, experts-1, M-1, layer, microbatches-1,
 //            [dp_chunk-1], tokens[0..dp), [count-1, first size-1, then gaps-1 (cudagraph)],
 //            [count, entries (num_tokens_across_dp)], [count, entries (local_sizes)],
-//            [length, bytes (note)], [3 x (length, bytes): impl, verdict, severity (expect)]
+//            [length, bytes (note)], [3 x (length, bytes): impl, verdict, severity (expect)],
+//            [profile: 0 vllm, 1 vllm-legacy, 2 any]
 //
 // Decoding folds every value into the range its BinaryLimits allow (value = lo + raw mod
 // (hi - lo + 1)), so no byte string asks for a huge case; then it runs validate(). Every byte
@@ -63,5 +64,17 @@ std::vector<uint8_t> case_to_binary(const Case& c);
 
 // Decodes and validates; errors say what is wrong and at which byte offset.
 Result<Case> case_from_binary(std::span<const uint8_t> bytes, const BinaryLimits& limits = concrete_binary_limits());
+
+// The one decoding of a fuzz input file (issue 15 item 13): what `seed --to-binary` writes,
+// `seed --to-json` reads back, `shrink --from-bytes` shrinks and the differential target runs.
+// Full limits, so the canonical bytes of every valid case (the whole corpus) decode to that very
+// case and nothing is folded behind the user's back.
+Result<Case> case_from_fuzz_input(std::span<const uint8_t> bytes);
+
+// True when every field of `c` lies within `limits` (the note and "expect" aside: they change no
+// behaviour), i.e. `c` encodes and decodes unchanged under them. The differential target runs
+// only cases that fit the concrete limits, so every input it runs means the same case to
+// case_from_fuzz_input().
+bool fits_binary_limits(const Case& c, const BinaryLimits& limits);
 
 }  // namespace r3

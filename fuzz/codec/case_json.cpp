@@ -1,10 +1,14 @@
 #include "fuzz/codec/case_json.hpp"
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
 
+#include "fuzz/io/input_file.hpp"
+#include "fuzz/io/strict_json.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/validate.hpp"
 
@@ -358,16 +362,8 @@ Result<Case> case_from_json(const nlohmann::json& doc) {
 }
 
 Result<Case> case_from_json_text(std::string_view text) {
-  try {
-    return read_case(json::parse(text.begin(), text.end()));
-  } catch (const json::parse_error& e) {
-    // what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
-    std::string why = e.what();
-    if (auto cut = why.find("] "); cut != std::string::npos) why = why.substr(cut + 2);
-    return Error{"invalid JSON: " + why};
-  } catch (const std::exception& e) {
-    return Error{std::string("case: cannot read JSON: ") + e.what()};
-  }
+  R3_TRY(json doc, parse_json_strictly(text));
+  return case_from_json(doc);
 }
 
 nlohmann::json case_to_json(const Case& c) { return build<json>(c); }
@@ -380,12 +376,8 @@ std::string case_to_json_text(const Case& c) {
 }
 
 Result<Case> read_case_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the case file"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read the case file"};
-  auto c = case_from_json_text(text.str());
+  R3_TRY(std::string text, read_input_file(path));
+  auto c = case_from_json_text(text);
   if (!c) return Error{path + ": " + c.error().message};
   return c;
 }
@@ -393,7 +385,7 @@ Result<Case> read_case_file(const std::string& path) {
 Status write_case_file(const std::string& path, const Case& c) {
   try {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{path + ": cannot open for writing"};
+    if (!out) return Error{path + ": cannot open for writing: " + std::strerror(errno)};
     out << case_to_json_text(c);
     out.flush();
     if (!out) return Error{path + ": write failed"};

@@ -1,7 +1,9 @@
 // The JSON case format "r3fuzz-case/1" (design.md): read, validate and write. Reading
 // rejects unknown keys and wrong types naming the key's path ("topology.dp: expected an
 // integer, got string"), reports malformed JSON with the parser's position, and runs
-// validate() so out-of-range values are named too. Nothing here throws.
+// validate() so out-of-range values are named too. Duplicate keys and NUL bytes are refused
+// (fuzz/io/strict_json.hpp); files are read through the bounded reader (fuzz/io/input_file.hpp).
+// Nothing here throws.
 #pragma once
 
 #include <string>

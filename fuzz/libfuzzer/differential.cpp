@@ -86,6 +86,8 @@ Result<std::set<Signature>> known_signatures(const std::string& dir, FindingGrou
   for (const auto& file : files) {
     R3_TRY(Case c, read_case_file(file.string()));
     if (!c.expect) continue;
+    // Files are data, never commands (docs/SECURITY.md): a corpus entry cannot make CI start a program.
+    if (names_external_command(c.expect->impl)) return Error{file.string() + ": " + external_from_file_refusal(c.expect->impl)};
     auto impl = make_implementation(c.expect->impl, {});
     if (!impl) return Error{file.string() + ": expect.impl: " + impl.error().message};
     R3_TRY(Step step, derive_step(c));

@@ -40,8 +40,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto c = r3::case_from_binary(std::span<const uint8_t>(data, size));
-  if (!c) return -1;
+  // The same decoding as `r3fuzz shrink --from-bytes` and `seed --to-json`, so a crash file means
+  // one case everywhere; cases beyond the concrete limits (unmutated production seeds) are not run.
+  auto c = r3::case_from_fuzz_input(std::span<const uint8_t>(data, size));
+  if (!c || !r3::fits_binary_limits(*c, r3::concrete_binary_limits())) return -1;
   const r3::DifferentialVerdict verdict = runner().run(*c);
   if (verdict.skipped) return -1;  // not judged: keep it out of the corpus
   static std::set<r3::Signature> reported_known;

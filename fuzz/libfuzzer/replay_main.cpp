@@ -5,9 +5,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <string>
 #include <vector>
+
+#include "fuzz/io/input_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
@@ -15,13 +16,13 @@ extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** arg
 namespace {
 
 int run_file(const std::filesystem::path& path, int& rejected) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "%s: cannot open\n", path.c_str());
+  // The same bounded reader as the r3fuzz tool: a FIFO or /dev/zero is refused, not read forever.
+  const r3::Result<std::string> bytes = r3::read_input_file(path.string());
+  if (!bytes) {
+    std::fprintf(stderr, "%s\n", bytes.error().message.c_str());
     return 2;
   }
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()) == -1) ++rejected;
+  if (LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()) == -1) ++rejected;
   return 0;
 }
 

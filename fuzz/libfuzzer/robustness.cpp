@@ -1,14 +1,47 @@
 #include "fuzz/libfuzzer/robustness.hpp"
 
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "fuzz/adapter/protocol.hpp"
+#include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/output_path.hpp"
+#include "fuzz/io/strict_json.hpp"
+#include "fuzz/seed/seed.hpp"
+#include "fuzz/shrink/regression_artifacts.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
 namespace {
+
+std::string_view as_text(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Every renderer r3fuzz has, on a valid case small enough to derive (issue 15 item 0: explain
+// --json crashed on all-idle DP-chunked steps, and no fuzz target rendered explain): the text
+// and JSON explanation, and for each failing policy the regression entry and GoogleTest TEST
+// `r3fuzz shrink` would write.
+void render_everything(const Case& c) {
+  auto e = explain_case(c);
+  R3_CHECK(e.ok(), "explain accepts every valid case");
+  R3_CHECK(!explanation_text(*e).empty(), "explain prints something");
+  const auto doc = explanation_json(*e);
+  R3_CHECK(doc.at("ranks").size() == static_cast<size_t>(c.topology.dp * c.topology.tp), "one JSON entry per rank");
+  (void)doc.dump();
+  for (const Judgement& j : e->policies) {
+    if (!j.failed()) continue;
+    const ImplementationSpec spec{j.impl, "", ""};
+    const Case entry = regression_entry(c, j, spec, "robustness target");
+    auto back = case_from_json_text(case_to_json_text(entry));
+    R3_CHECK(back.ok() && *back == entry, "a regression entry reads back equal");
+    R3_CHECK(!regression_test_text(entry, j, spec, JudgeMode::symbolic).empty(), "the regression TEST renders");
+  }
+}
 
 // Binary: what decodes is valid, re-encodes to a fixed point, and survives the JSON text form.
 bool binary(std::span<const uint8_t> bytes, const BinaryLimits& limits, bool derive) {
@@ -20,7 +53,10 @@ bool binary(std::span<const uint8_t> bytes, const BinaryLimits& limits, bool der
   R3_CHECK(again.ok() && *again == *c, "decode(encode(c)) == c");
   auto from_json = case_from_json_text(case_to_json_text(*c));
   R3_CHECK(from_json.ok() && *from_json == *c, "the JSON form of a decoded case reads back equal");
-  if (derive) R3_CHECK(derive_step(*c).ok(), "derive_step accepts every valid case");
+  if (derive) {
+    R3_CHECK(derive_step(*c).ok(), "derive_step accepts every valid case");
+    render_everything(*c);
+  }
   return true;
 }
 
@@ -33,7 +69,60 @@ bool json(std::span<const uint8_t> bytes) {
   }
   auto again = case_from_json_text(case_to_json_text(*c));
   R3_CHECK(again.ok() && *again == *c, "JSON text round trip");
+  // Only cases the concrete limits bound: JSON reaches the full limits (65536 ranks, 4096 calls).
+  if (fits_binary_limits(*c, concrete_binary_limits())) render_everything(*c);
   return true;
+}
+
+// A small deployment, for the log reader (which needs one) and as the shape of reply buffers.
+Deployment small_deployment() {
+  auto d = deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "fuzz",
+      "topology": {"dp": 2, "tp": 2, "ep": true, "sp": true}, "model": {"layers": 2, "top_k": 2, "experts": 16},
+      "max_num_tokens": 16, "path": "gathered", "traffic": {"decode_batches": [0, 4]}})");
+  R3_CHECK(d.ok(), "the built-in deployment parses");
+  return *d;
+}
+
+// A deployment description (fuzz/seed): what parses has a safe name, and every case it seeds is
+// valid and lands inside the output folder.
+bool deployment(std::span<const uint8_t> bytes) {
+  auto d = deployment_from_json_text(as_text(bytes));
+  if (!d) {
+    R3_CHECK(!d.error().message.empty(), "errors say what is wrong");
+    return false;
+  }
+  R3_CHECK(check_safe_name(d->name, "name").ok(), "a parsed deployment's name is safe");
+  auto cases = cases_from_traffic(*d);
+  if (!cases) return true;
+  for (const Case& c : *cases) {
+    R3_CHECK(validate(c).ok(), "seeded cases are valid");
+    R3_CHECK(output_path_inside("out", seed_file_name(d->name, c)).ok(), "seed files stay inside --out");
+  }
+  return true;
+}
+
+// A metadata log (fuzz/seed) for the small deployment: every case it yields is valid.
+bool log(std::span<const uint8_t> bytes) {
+  static const Deployment d = small_deployment();
+  std::vector<std::string> errors;
+  const std::vector<Case> cases = cases_from_metadata_log(d, as_text(bytes), errors);
+  for (const Case& c : cases) {
+    R3_CHECK(validate(c).ok(), "log cases are valid");
+    R3_CHECK(derive_step(c).ok(), "derive_step accepts every valid case");
+  }
+  for (const std::string& e : errors) R3_CHECK(e.starts_with("line "), "log errors name their line");
+  return !cases.empty();
+}
+
+// An adapter's reply line (fuzz/adapter/protocol): hello and capture replies both read as values.
+bool adapter_reply(std::span<const uint8_t> bytes) {
+  auto reply = parse_json_strictly(as_text(bytes));
+  if (!reply) return false;
+  int accepted = 0;
+  accepted += read_hello(*reply).ok();
+  accepted += reply_id(*reply).ok();
+  accepted += read_capture_reply(*reply, BufferShape{16, 2, 2}).ok();
+  return accepted > 0;
 }
 
 // Metadata overrides as a production log would give them: a small base case chosen by the
@@ -75,6 +164,9 @@ int exercise_decoders(std::span<const uint8_t> bytes) {
   accepted += binary(bytes, full_binary_limits(), false);  // may be production-sized: no derivation
   accepted += json(bytes);
   accepted += metadata(bytes);
+  accepted += deployment(bytes);
+  accepted += log(bytes);
+  accepted += adapter_reply(bytes);
   return accepted;
 }
 

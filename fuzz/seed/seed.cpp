@@ -9,6 +9,9 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/input_file.hpp"
+#include "fuzz/io/output_path.hpp"
+#include "fuzz/io/strict_json.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 
@@ -56,8 +59,7 @@ Status read_traffic(const json& t, Deployment& d) {
 
 Case with_tokens(const Deployment& d, std::vector<int64_t> tokens, bool cudagraph) {
   Case c = deployment_case(d);
-  for (int64_t& t : tokens) t = std::clamp<int64_t>(t, 0, c.max_num_tokens);
-  c.tokens = std::move(tokens);
+  c.tokens = std::move(tokens);  // within [0, M]: deployment_from_json_text() refuses traffic beyond M
   if (cudagraph && !d.cudagraph_sizes.empty()) c.padding = Padding{PaddingMode::cudagraph, d.cudagraph_sizes};
   return c;
 }
@@ -100,8 +102,8 @@ std::optional<std::string> check_log_metadata(const Deployment& d, const std::ve
 }
 
 Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
-  const json doc = json::parse(line, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{"not a JSON object"};
+  R3_TRY(const json doc, parse_json_strictly(line));
+  if (!doc.is_object()) return Error{"not a JSON object"};
   std::optional<std::vector<int64_t>> n;
   bool local_given = false;
   std::optional<std::vector<int64_t>> local_sizes;
@@ -128,8 +130,8 @@ Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
 }  // namespace
 
 Result<Deployment> deployment_from_json_text(std::string_view text) {
-  const json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{"deployment: not a JSON object"};
+  R3_TRY(const json doc, parse_json_strictly(text));
+  if (!doc.is_object()) return Error{"deployment: not a JSON object"};
   Deployment d;
   json as_case = {{"format", std::string(kCaseFormat)}, {"padding", "none"}};
   for (const auto& item : doc.items()) {
@@ -140,6 +142,8 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
     } else if (key == "name" || key == "note") {
       if (!v.is_string()) return Error{key + ": expected a string"};
       (key == "name" ? d.name : d.note) = v.get<std::string>();
+      // The name becomes file names under --out: a safe set of characters, never a path.
+      if (key == "name") R3_TRY_STATUS(check_safe_name(d.name, "name"));
     } else if (key == "topology" || key == "model" || key == "max_num_tokens" || key == "path" || key == "monolithic") {
       as_case[key] = v;
     } else if (key == "cudagraph") {
@@ -147,6 +151,7 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
         d.cudagraph_sizes = vllm_default_capture_sizes();
       } else {
         R3_TRY(d.cudagraph_sizes, int_list(v, "cudagraph"));
+        if (d.cudagraph_sizes.empty()) return Error{"cudagraph: empty; give capture sizes, or leave the key out for no CUDA graphs"};
       }
     } else if (key == "traffic") {
       R3_TRY_STATUS(read_traffic(v, d));
@@ -155,6 +160,7 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
                    "\" (allowed: format, name, note, topology, model, max_num_tokens, path, monolithic, cudagraph, traffic)"};
     }
   }
+  if (!doc.contains("format")) return Error{"format: missing (expected \"" + std::string(kDeploymentFormat) + "\")"};
   if (d.name.empty()) return Error{"name: missing (it names the seeded files)"};
   if (!doc.contains("traffic")) return Error{"traffic: missing"};
   const int dp = as_case.contains("topology") && as_case["topology"].is_object() && as_case["topology"].contains("dp") &&
@@ -169,6 +175,18 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
   d.max_num_tokens = base.max_num_tokens;
   d.path = base.path;
   d.monolithic = base.monolithic;
+  // Traffic beyond M is an error in the deployment, not something to clamp silently.
+  for (size_t i = 0; i < d.prefill_lengths.size(); ++i) {
+    const int64_t length = d.prefill_lengths[i];
+    if (length < 0 || length > d.max_num_tokens) {
+      return Error{"traffic.prefill_lengths[" + std::to_string(i) + "]: " + std::to_string(length) + " is outside [0, " +
+                   std::to_string(d.max_num_tokens) + "] (max_num_tokens)"};
+    }
+  }
+  if (d.decode_batches && d.decode_batches->second > d.max_num_tokens) {
+    return Error{"traffic.decode_batches: " + std::to_string(d.decode_batches->second) + " is above max_num_tokens " +
+                 std::to_string(d.max_num_tokens)};
+  }
   if (!d.cudagraph_sizes.empty()) {
     Case probe = base;
     probe.padding = Padding{PaddingMode::cudagraph, d.cudagraph_sizes};
@@ -178,11 +196,8 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
 }
 
 Result<Deployment> read_deployment_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path + ": cannot open"};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto d = deployment_from_json_text(buffer.str());
+  R3_TRY(std::string text, read_input_file(path));
+  auto d = deployment_from_json_text(text);
   if (!d) return Error{path + ": " + d.error().message};
   return d;
 }

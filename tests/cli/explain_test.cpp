@@ -187,7 +187,7 @@ TEST_F(Explain, MissingAndMalformedFiles) {
   const std::string missing = (dir_ / "missing.json").string();
   const Output o = run("explain '" + missing + "'");
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_EQ(o.err, "r3fuzz explain: " + missing + ": cannot open the case file\n");
+  EXPECT_EQ(o.err, "r3fuzz explain: " + missing + ": cannot open: No such file or directory\n");
   const std::string broken = write_case("broken.json", "{\"format\": ");
   const Output b = run("explain '" + broken + "'");
   EXPECT_EQ(b.exit_code, 2);

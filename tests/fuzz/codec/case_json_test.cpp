@@ -190,7 +190,7 @@ TEST(CaseJson, FileErrorsNameTheFile) {
   const std::string missing = (dir / "missing.json").string();
   auto none = read_case_file(missing);
   ASSERT_FALSE(none);
-  EXPECT_EQ(none.error().message, missing + ": cannot open the case file");
+  EXPECT_EQ(none.error().message, missing + ": cannot open: No such file or directory");
 
   const std::string bad = (dir / "bad.json").string();
   std::ofstream(bad) << with("tokens", "[1]");
@@ -208,7 +208,8 @@ TEST(CaseJson, FileErrorsNameTheFile) {
 
   auto unwritable = write_case_file((dir / "no-such-dir" / "x.json").string(), *c);
   ASSERT_FALSE(unwritable);
-  EXPECT_EQ(unwritable.error().message, (dir / "no-such-dir" / "x.json").string() + ": cannot open for writing");
+  EXPECT_EQ(unwritable.error().message,
+            (dir / "no-such-dir" / "x.json").string() + ": cannot open for writing: No such file or directory");
 }
 
 RC_GTEST_PROP(CaseJsonProperty, TextRoundTripIsIdentity, ()) {

@@ -1,11 +1,13 @@
 #include "fuzz/libfuzzer/differential.hpp"
 
+#include <filesystem>
 #include <map>
 
 #include <gtest/gtest.h>
 
 #include "fuzz/codec/case_json.hpp"
 #include "tests/support/case_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace r3 {
 namespace {
@@ -148,6 +150,23 @@ TEST(DifferentialRunner, KnownFindingsCoverSignaturesNoRegressionCaseShows) {
   reject.idle_dummy = true;
   EXPECT_FALSE(pre->run(capacity).abort);
   EXPECT_FALSE(pre->run(reject).abort) << "the padded-SP rejection, reduced across paths";
+}
+
+TEST(DifferentialRunner, AKnownCaseNamingACommandIsRefusedNotRun) {
+  // ci-fuzz.sh points R3FUZZ_KNOWN at corpus/regression, which pull requests change: files are
+  // data, never commands (docs/SECURITY.md).
+  const test::ScratchDir dir("r3fuzz-differential");
+  Case c = regression("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  const std::string marker = (dir.path() / "PWNED").string();
+  c.expect = Expectation{"external:touch " + marker, "wrong_rows", "failure"};
+  const std::string file = (dir.path() / "pwn.json").string();
+  ASSERT_TRUE(write_case_file(file, c).ok());
+  auto runner = DifferentialRunner::create({{"vllm-50874"}, "", false, dir.path().string()});
+  ASSERT_FALSE(runner);
+  EXPECT_EQ(runner.error().message, file + ": expect.impl \"external:touch " + marker +
+                                        "\" names an external command; r3fuzz runs commands only from its command "
+                                        "line: pass --impl with that name, or --allow-external-from-files, to run it");
+  EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
 TEST(DifferentialRunner, PassingCasesReportNothing) {

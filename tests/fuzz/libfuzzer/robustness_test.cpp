@@ -30,6 +30,31 @@ TEST(Robustness, CountsTheDecodersThatAcceptAnInput) {
   EXPECT_EQ(exercise_decoders(metadata), 1);
 }
 
+TEST(Robustness, RendersTheAllIdleChunkedStepThatCrashedExplain) {
+  // Issue 15 item 0: explain --json read calls.front() of a step with no call; the target now
+  // renders every case it decodes within the concrete limits (dp_chunk 64 here, the issue's 100
+  // is beyond them: no chunk either way), so it would crash here if that came back.
+  const std::string idle = R"({"format": "r3fuzz-case/1", "topology": {"dp": 2, "tp": 2, "ep": true, "sp": false},
+    "model": {"layers": 2, "top_k": 1, "experts": 256}, "max_num_tokens": 2, "tokens": [0, 0],
+    "padding": "none", "path": "local", "layer": 0, "dp_chunk": 64})";
+  // The JSON case reader, and (as most inputs of 3 bytes or more) a metadata record.
+  EXPECT_EQ(exercise_decoders(bytes_of(idle)), 2);
+}
+
+// Each also reads as a metadata record (the second 1 below).
+TEST(Robustness, CoversDeploymentsLogsAndAdapterReplies) {
+  EXPECT_EQ(exercise_decoders(bytes_of(R"({"format": "r3fuzz-deployment/1", "name": "d",
+    "topology": {"dp": 2, "tp": 1, "ep": true, "sp": false}, "model": {"layers": 4, "top_k": 2, "experts": 64},
+    "max_num_tokens": 16, "path": "gathered", "traffic": {"prefill_lengths": [4]}})")),
+            1 + 1);
+  // A log line for the target's built-in deployment (dp 2, tp 2, sp): one case.
+  EXPECT_EQ(exercise_decoders(bytes_of(R"({"num_tokens_across_dp": [3, 1], "local_sizes": [2, 2, 1, 1]})")), 1 + 1);
+  // An adapter's hello: read as a hello, and as a reply without an id it is nothing else.
+  EXPECT_EQ(exercise_decoders(bytes_of(
+                R"({"type": "hello", "protocol": "r3fuzz-adapter/1", "name": "x", "version": "1"})")),
+            1 + 1);
+}
+
 // Deterministic random inputs: the fuzz target runs this body under libFuzzer; here it must
 // simply come back for every input.
 TEST(Robustness, SurvivesRandomAndEditedInputs) {

@@ -46,11 +46,23 @@ TEST(Deployment, NamesWhatIsWrong) {
             "monolithic, cudagraph, traffic)");
   EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "traffic": {"decode_batches": [5, 2]}})").error().message,
             "traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi");
-  auto bad_sp = deployment_from_json_text(R"({"name": "x", "topology": {"dp": 2, "tp": 1, "ep": true, "sp": true},
+  auto bad_sp = deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "x",
+      "topology": {"dp": 2, "tp": 1, "ep": true, "sp": true},
       "model": {"layers": 1, "top_k": 1, "experts": 1}, "max_num_tokens": 8, "path": "gathered",
       "traffic": {"prefill_lengths": [8]}})");
   ASSERT_FALSE(bad_sp);
   EXPECT_EQ(bad_sp.error().message, "topology.sp: sequence parallel needs tp > 1, tp is 1");
+  // Issue 15: the format is required, the name is a safe file-name stem, traffic stays within M.
+  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "traffic": {"prefill_lengths": [8]}})").error().message,
+            "format: missing (expected \"r3fuzz-deployment/1\")");
+  EXPECT_EQ(deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "../x"})").error().message,
+            "name: character 3 is not allowed (use letters, digits, '-', '_' and '.': it names the files r3fuzz writes)");
+  EXPECT_EQ(deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "x",
+      "topology": {"dp": 2, "tp": 1, "ep": true, "sp": false}, "model": {"layers": 1, "top_k": 1, "experts": 1},
+      "max_num_tokens": 8, "path": "gathered", "traffic": {"decode_batches": [1, 9]}})")
+                .error()
+                .message,
+            "traffic.decode_batches: 9 is above max_num_tokens 8");
 }
 
 TEST(Traffic, DecodeStepsStraddleTheCaptureSizesAndPrefillStepsSitNearM) {
@@ -86,7 +98,8 @@ TEST(MetadataLog, TurnsConsistentLinesIntoCasesAndReportsTheOthersByLine) {
                         "line 3: local_sizes has 3 entries, expected 8 (dp*tp with sp)",
                         "line 4: num_tokens_across_dp has 1 entries, expected 2 (dp)",
                         "line 5: num_tokens_across_dp[0] = 9000 is outside [0, 8192] (max_num_tokens of the deployment)",
-                        "line 7: not a JSON object",
+                        "line 7: invalid JSON: parse error at line 1, column 2: syntax error while parsing value - "
+                        "invalid literal; last read: 'no'",
                         "line 8: local_sizes[7] = 2, expected 1 (ceil(n_d/tp) of num_tokens_across_dp)",
                     }));
   ASSERT_EQ(cases.size(), 2u);
