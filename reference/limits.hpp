@@ -17,4 +17,8 @@ inline constexpr int kMaxMicrobatches = 16;
 inline constexpr int64_t kMaxChunks = 4096;
 inline constexpr int kMaxMetadataEntries = kMaxDp * kMaxTp;
 
+// Narrow replay storage (corner case 9): expert ids are 0 .. E-1, and int16 holds ids up to
+// 32767, so E up to 32768 experts fit; with more, ids wrap.
+inline constexpr int kMaxExpertsInInt16 = 32768;
+
 }  // namespace r3::limits

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reference/layout.hpp"
+#include "reference/limits.hpp"
 #include "reference/policy.hpp"
 
 namespace r3 {
@@ -29,7 +30,7 @@ class R3Fixed final : public CapturePolicy {
       const int64_t per_rank = c.topology.sp ? c.topology.tp * ceil_div(most, c.topology.tp) : most;
       a.replay_rows = per_rank * c.topology.dp;
     }
-    a.replay_bits = c.model.experts <= 32768 ? 16 : 32;
+    a.replay_bits = c.model.experts <= limits::kMaxExpertsInInt16 ? 16 : 32;
     return a;
   }
 

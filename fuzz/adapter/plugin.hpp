@@ -44,7 +44,7 @@ Status register_policy(std::string name, PolicyFactory make);
 // A registered or built-in implementation by name.
 Result<std::unique_ptr<Implementation>> make(std::string_view name, const ImplementationOptions& options = {});
 
-// Runs a campaign over the named implementations. The report is h3's CampaignReport:
+// Runs a campaign over the named implementations. The report is the campaign's CampaignReport:
 // findings with signatures, details and the case files written to options.out_dir.
 Result<CampaignReport> run_campaign(const std::vector<std::string>& names, const CampaignOptions& options,
                                     const ImplementationOptions& impl_options = {});

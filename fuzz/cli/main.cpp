@@ -1,6 +1,6 @@
 // r3fuzz: the command-line tool. Registers the subcommands, runs the chosen one and turns its
 // outcome into the exit code: 0 ok, 1 failures found, 2 usage or input error (an output that
-// could not be written included).
+// could not be written included), 3 an internal error (a bug in r3fuzz).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +16,9 @@
 #include "fuzz/io/terminal_text.hpp"
 
 namespace {
+
+// Distinct from 0/1/2, so CI can tell a bug in r3fuzz from a finding or a bad input.
+constexpr int kInternalErrorExit = 3;
 
 // "r3fuzz bogus": CLI11 only says "A subcommand is required"; name the word and the commands.
 std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
@@ -64,8 +67,9 @@ int run(int argc, char** argv) {
     // --help and --version exit 0; every other parse error is a usage error.
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
-    std::cerr << "r3fuzz: internal error: " << e.what() << "\n";
-    return 2;
+    // Every input error travels as a value; an exception here is a bug in r3fuzz, not in the input.
+    std::cerr << "r3fuzz: internal error (a bug in r3fuzz; please report it): " << e.what() << "\n";
+    return kInternalErrorExit;
   }
   if (outcome.error) {
     // Messages quote files (names, notes, implementation names): no raw control characters.

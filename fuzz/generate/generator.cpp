@@ -4,6 +4,7 @@
 
 #include "fuzz/generate/rng.hpp"
 #include "reference/layout.hpp"
+#include "reference/limits.hpp"
 
 namespace r3 {
 namespace {
@@ -131,8 +132,8 @@ int64_t pick_experts(Rng& rng, int top_k, bool wide) {
     case 0: return top_k;
     case 1: return std::max<int64_t>(top_k, 8);
     case 2: return 256;
-    case 3: return 32768;
-    default: return rng.range(top_k, 32768);
+    case 3: return limits::kMaxExpertsInInt16;
+    default: return rng.range(top_k, limits::kMaxExpertsInInt16);
   }
 }
 

@@ -11,17 +11,17 @@
 namespace r3 {
 namespace {
 
-int64_t pick(Rng& rng, int64_t lo, int64_t hi) {  // uniform in [lo, hi]
+int64_t pick(MutatorRng& rng, int64_t lo, int64_t hi) {  // uniform in [lo, hi]
   if (hi <= lo) return lo;
   return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
 }
 
 template <class T>
-T pick_of(Rng& rng, const std::vector<T>& options) {
+T pick_of(MutatorRng& rng, const std::vector<T>& options) {
   return options[static_cast<size_t>(rng() % options.size())];
 }
 
-bool coin(Rng& rng) { return rng() & 1u; }
+bool coin(MutatorRng& rng) { return rng() & 1u; }
 
 // ---- repair, in dependency order -------------------------------------------------------
 
@@ -109,7 +109,7 @@ void repair_text(Case& c, const BinaryLimits& l) {
 // ---- mutations ---------------------------------------------------------------------------
 
 // Counts where the contract's corner cases live, for a rank of a case with M rows and TP size T.
-std::vector<int64_t> edge_counts(const Case& c, Rng& rng) {
+std::vector<int64_t> edge_counts(const Case& c, MutatorRng& rng) {
   const int64_t M = c.max_num_tokens;
   const int64_t T = c.topology.tp;
   const int64_t k = pick(rng, 1, std::max<int64_t>(1, M / T + 1));
@@ -120,12 +120,12 @@ std::vector<int64_t> edge_counts(const Case& c, Rng& rng) {
   return edges;
 }
 
-void mutate_tokens(Case& c, Rng& rng) {
+void mutate_tokens(Case& c, MutatorRng& rng) {
   const size_t d = static_cast<size_t>(rng() % c.tokens.size());
   c.tokens[d] = pick_of(rng, edge_counts(c, rng));
 }
 
-void mutate_token_shape(Case& c, Rng& rng) {
+void mutate_token_shape(Case& c, MutatorRng& rng) {
   const size_t holder = static_cast<size_t>(rng() % c.tokens.size());
   switch (rng() % 3) {
     case 0: std::fill(c.tokens.begin(), c.tokens.end(), 0); break;  // every rank idle
@@ -137,7 +137,7 @@ void mutate_token_shape(Case& c, Rng& rng) {
   }
 }
 
-void mutate_max_tokens(Case& c, Rng& rng, const BinaryLimits& l) {
+void mutate_max_tokens(Case& c, MutatorRng& rng, const BinaryLimits& l) {
   const int64_t T = c.topology.tp;
   const int64_t most = *std::max_element(c.tokens.begin(), c.tokens.end());
   const int64_t k = pick(rng, 1, std::max<int64_t>(1, l.max_rows / T));
@@ -145,7 +145,7 @@ void mutate_max_tokens(Case& c, Rng& rng, const BinaryLimits& l) {
                                                        pick(rng, 1, l.max_rows)});
 }
 
-void mutate_topology_sizes(Case& c, Mutation m, Rng& rng, const BinaryLimits& l) {
+void mutate_topology_sizes(Case& c, Mutation m, MutatorRng& rng, const BinaryLimits& l) {
   if (m == Mutation::dp) {
     c.topology.dp = static_cast<int>(pick_of(rng, std::vector<int64_t>{1, 2, 3, c.topology.dp + 1,
                                                                         c.topology.dp - 1, pick(rng, 1, l.max_dp)}));
@@ -154,7 +154,7 @@ void mutate_topology_sizes(Case& c, Mutation m, Rng& rng, const BinaryLimits& l)
   }
 }
 
-void mutate_flags(Case& c, Rng& rng) {
+void mutate_flags(Case& c, MutatorRng& rng) {
   switch (rng() % 5) {
     case 0: c.topology.ep = !c.topology.ep; break;
     case 1: c.topology.sp = !c.topology.sp; break;
@@ -168,7 +168,7 @@ void mutate_flags(Case& c, Rng& rng) {
   }
 }
 
-void mutate_path(Case& c, Rng& rng) {
+void mutate_path(Case& c, MutatorRng& rng) {
   std::vector<Path> options;
   if (c.topology.dp == 1) options = {Path::single};
   else if (c.topology.sp) options = {Path::gathered, Path::sp_shard};
@@ -184,7 +184,7 @@ std::vector<int64_t> vllm_default_capture_sizes(int64_t largest) {
   return sizes;
 }
 
-void mutate_padding(Case& c, Rng& rng, const BinaryLimits& l) {
+void mutate_padding(Case& c, MutatorRng& rng, const BinaryLimits& l) {
   const int64_t M = c.max_num_tokens;
   switch (rng() % 5) {
     case 0: c.padding = {PaddingMode::none, {}}; break;
@@ -200,7 +200,7 @@ void mutate_padding(Case& c, Rng& rng, const BinaryLimits& l) {
   }
 }
 
-void mutate_model(Case& c, Rng& rng, const BinaryLimits& l) {
+void mutate_model(Case& c, MutatorRng& rng, const BinaryLimits& l) {
   switch (rng() % 4) {
     case 0: c.layer = c.model.layers - 1; break;
     case 1:
@@ -213,7 +213,7 @@ void mutate_model(Case& c, Rng& rng, const BinaryLimits& l) {
   }
 }
 
-void mutate_dp_chunk(Case& c, Rng& rng, const BinaryLimits& l) {
+void mutate_dp_chunk(Case& c, MutatorRng& rng, const BinaryLimits& l) {
   if (c.dp_chunk && coin(rng)) {
     c.dp_chunk.reset();
     return;
@@ -228,7 +228,7 @@ void mutate_dp_chunk(Case& c, Rng& rng, const BinaryLimits& l) {
                                                  pick(rng, 1, l.max_dp_chunk)});
 }
 
-void perturb(std::vector<int64_t>& values, Rng& rng) {
+void perturb(std::vector<int64_t>& values, MutatorRng& rng) {
   switch (rng() % 3) {
     case 0: values.push_back(values.empty() ? 1 : values.back()); break;  // one entry too many
     case 1: if (!values.empty()) values.pop_back(); break;                // one entry too few
@@ -240,7 +240,7 @@ void perturb(std::vector<int64_t>& values, Rng& rng) {
   }
 }
 
-void mutate_metadata(Case& c, Rng& rng, const BinaryLimits& l) {
+void mutate_metadata(Case& c, MutatorRng& rng, const BinaryLimits& l) {
   if (c.metadata && coin(rng)) {
     c.metadata.reset();
     return;
@@ -266,7 +266,7 @@ void mutate_metadata(Case& c, Rng& rng, const BinaryLimits& l) {
   c.metadata = std::move(m);
 }
 
-void apply(Case& c, Mutation m, Rng& rng, const BinaryLimits& l) {
+void apply(Case& c, Mutation m, MutatorRng& rng, const BinaryLimits& l) {
   switch (m) {
     case Mutation::dp:
     case Mutation::tp: mutate_topology_sizes(c, m, rng, l); break;
@@ -316,17 +316,17 @@ Case repair(Case c, const BinaryLimits& limits) {
   return c;
 }
 
-Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits, Profile profile) {
+Case mutate(const Case& c, Mutation m, MutatorRng& rng, const BinaryLimits& limits, Profile profile) {
   Case out = repair(c, limits);
   apply(out, m, rng, limits);
   return fit_to_profile(repair(std::move(out), limits), profile);
 }
 
-Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits, Profile profile) {
+Case mutate(const Case& c, MutatorRng& rng, const BinaryLimits& limits, Profile profile) {
   return mutate(c, static_cast<Mutation>(rng() % kMutationCount), rng, limits, profile);
 }
 
-Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits, Profile profile) {
+Case cross_over(const Case& a, const Case& b, MutatorRng& rng, const BinaryLimits& limits, Profile profile) {
   Case c = a;
   if (coin(rng)) c.topology = b.topology;
   if (coin(rng)) {
@@ -361,7 +361,7 @@ Case starting_case() {
 
 size_t mutate_bytes(uint8_t* data, size_t size, size_t max_size, unsigned int seed, const BinaryLimits& limits,
                     Profile profile) {
-  Rng rng(seed);
+  MutatorRng rng(seed);
   auto decoded = case_from_binary(std::span<const uint8_t>(data, size), limits);
   const Case from = decoded ? *decoded : starting_case();
   return write_if_fits(mutate(from, rng, limits, profile), data, max_size, size);
@@ -369,7 +369,7 @@ size_t mutate_bytes(uint8_t* data, size_t size, size_t max_size, unsigned int se
 
 size_t cross_over_bytes(std::span<const uint8_t> a, std::span<const uint8_t> b, uint8_t* out, size_t max_size,
                         unsigned int seed, const BinaryLimits& limits, Profile profile) {
-  Rng rng(seed);
+  MutatorRng rng(seed);
   auto ca = case_from_binary(a, limits);
   auto cb = case_from_binary(b, limits);
   const Case first = ca ? *ca : starting_case();

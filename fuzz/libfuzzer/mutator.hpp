@@ -36,7 +36,9 @@ enum class Mutation {
 inline constexpr int kMutationCount = 12;
 std::string_view to_string(Mutation m);
 
-using Rng = std::mt19937_64;
+// The mutator draws from libFuzzer's per-call seed; the generator's portable r3::Rng
+// (fuzz/generate/rng.hpp) is a different source with its own pinned sequence.
+using MutatorRng = std::mt19937_64;
 
 // Makes any case valid within `limits` by clamping and resolving conflicts in a fixed order
 // (sizes, model, tokens, padding, path, calls, metadata). A valid case within the limits comes
@@ -45,14 +47,14 @@ Case repair(Case c, const BinaryLimits& limits);
 
 // Applies `m` and repairs, then fits the case into `profile` (fit_to_profile: the step the
 // profile's engine would run). The result is valid, within the limits and inside the profile.
-Case mutate(const Case& c, Mutation m, Rng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
+Case mutate(const Case& c, Mutation m, MutatorRng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
 
 // A mutation chosen at random (uniformly over the kinds).
-Case mutate(const Case& c, Rng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
+Case mutate(const Case& c, MutatorRng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
 
 // Takes each top-level part (topology, model and layer, M, tokens, padding, path and
 // monolithic, calls, metadata) from `a` or `b` at random, then repairs and fits the profile.
-Case cross_over(const Case& a, const Case& b, Rng& rng, const BinaryLimits& limits,
+Case cross_over(const Case& a, const Case& b, MutatorRng& rng, const BinaryLimits& limits,
                 Profile profile = kDefaultProfile);
 
 // The case mutation starts from when the input bytes do not decode: the smallest SP case.

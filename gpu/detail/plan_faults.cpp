@@ -6,6 +6,7 @@
 
 #include "gpu/detail/plan.hpp"
 #include "reference/layout.hpp"
+#include "reference/limits.hpp"
 
 namespace r3::gpu::detail {
 namespace {
@@ -33,7 +34,7 @@ Allocation gpu_allocation(const Case& c, const CapturePolicy& policy, Fault faul
     if (fault == Fault::replay_per_rank) a.replay_rows = c.max_num_tokens;
     if (fault == Fault::replay_dp_under_ep) a.replay_rows = c.max_num_tokens * c.topology.dp;
   }
-  a.replay_bits = fault == Fault::narrow_int16 || c.model.experts <= 32768 ? 16 : 32;
+  a.replay_bits = fault == Fault::narrow_int16 || c.model.experts <= limits::kMaxExpertsInInt16 ? 16 : 32;
   return a;
 }
 

@@ -56,7 +56,7 @@ RC_GTEST_PROP(RepairProperty, LeavesValidCasesInsideTheLimitsUnchanged, ()) {
 
 RC_GTEST_PROP(MutateProperty, EveryMutationGivesAValidCaseThatRoundTrips, (uint64_t seed)) {
   const Case start = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .extras = true});
-  Rng rng(seed);
+  MutatorRng rng(seed);
   for (int m = 0; m < kMutationCount; ++m) {
     const Case out = mutate(start, static_cast<Mutation>(m), rng, kLimits);
     RC_ASSERT(validate(out).ok());
@@ -72,7 +72,7 @@ RC_GTEST_PROP(MutateProperty, EveryMutationAndCrossOverStaysInsideTheProfile, (u
   const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
   const Case a = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .extras = true});
   const Case b = *test::gen_valid_case({.microbatches = true, .dp_chunk = true});
-  Rng rng(seed);
+  MutatorRng rng(seed);
   for (int m = 0; m < kMutationCount; ++m) {
     const Case out = mutate(a, static_cast<Mutation>(m), rng, kLimits, p);
     RC_ASSERT(validate(out).ok());
@@ -93,7 +93,7 @@ TEST(Mutate, TokenCountsReachTheCornerCaseEdges) {
   c.topology.tp = 3;
   c.max_num_tokens = 8;
   c.padding = {PaddingMode::cudagraph, {4}};
-  Rng rng(7);
+  MutatorRng rng(7);
   std::set<int64_t> seen;
   for (int i = 0; i < 400; ++i) {
     for (int64_t t : mutate(c, Mutation::tokens, rng, kLimits).tokens) seen.insert(t);
@@ -103,7 +103,7 @@ TEST(Mutate, TokenCountsReachTheCornerCaseEdges) {
 }
 
 TEST(Mutate, PaddingOffersVllmDefaultCaptureSizesAndBucketsAboveM) {
-  Rng rng(3);
+  MutatorRng rng(3);
   bool defaults = false;
   bool above_m = false;
   for (int i = 0; i < 200; ++i) {
@@ -119,7 +119,7 @@ TEST(Mutate, PaddingOffersVllmDefaultCaptureSizesAndBucketsAboveM) {
 }
 
 TEST(Mutate, MetadataMutationsProduceBothAcceptedAndRejectedSteps) {
-  Rng rng(11);
+  MutatorRng rng(11);
   int rejected = 0;
   int accepted = 0;
   for (int i = 0; i < 200; ++i) {
@@ -142,7 +142,7 @@ TEST(MutateBytes, IsDeterministicAndStartsFromTheStartingCaseOnGarbage) {
   EXPECT_TRUE(std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(na), b.begin()));
   auto decoded = case_from_binary(std::span<const uint8_t>(a.data(), na));
   ASSERT_TRUE(decoded) << decoded.error().message;
-  Rng rng(1234);
+  MutatorRng rng(1234);
   EXPECT_EQ(*decoded, mutate(starting_case(), rng, kLimits));
 }
 
@@ -161,7 +161,7 @@ TEST(CrossOver, TakesEveryPartFromOneParent) {
   b.model = {6, 3, 128};
   b.layer = 5;
   b.padding = {PaddingMode::dp_max, {}};
-  Rng rng(5);
+  MutatorRng rng(5);
   std::set<std::vector<int64_t>> tokens;
   for (int i = 0; i < 50; ++i) {
     const Case child = cross_over(a, b, rng, kLimits);
