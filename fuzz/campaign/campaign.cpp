@@ -1,11 +1,12 @@
 #include "fuzz/campaign/campaign.hpp"
 
-
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
+#include "fuzz/campaign/case_outcome.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "reference/layout.hpp"
@@ -20,18 +21,15 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string verdict_key(const Judgement& j) {
-  std::string key(to_string(j.verdict));
-  if (j.severity != Severity::none) key += " (" + std::string(to_string(j.severity)) + ")";
+std::string verdict_key(Verdict verdict, Severity severity) {
+  std::string key(to_string(verdict));
+  if (severity != Severity::none) key += " (" + std::string(to_string(severity)) + ")";
   return key;
 }
 
-// `delta` -1 takes back a case a signal cut short (a count back at 0 leaves the report).
-void count_case(Distribution& d, const GeneratedCase& g, int delta = 1) {
+void count_case(Distribution& d, const GeneratedCase& g) {
   const Case& c = g.c;
-  auto add = [delta](std::map<std::string, int64_t>& counts, std::string key) {
-    if ((counts[key] += delta) == 0) counts.erase(key);
-  };
+  auto add = [](std::map<std::string, int64_t>& counts, std::string key) { ++counts[key]; };
   add(d.path, std::string(to_string(c.path)));
   add(d.padding, std::string(to_string(c.padding.mode)));
   add(d.sp, c.topology.sp ? "on" : "off");
@@ -107,6 +105,122 @@ std::string finding_file_name(const Signature& signature) {
   return file_name_from_text(signature.text(), ".json");
 }
 
+namespace {
+
+// Merges judged cases into the report in case order: the distribution, each new failure shrunk,
+// written and placed in its finding. One thread; the workers only judge.
+class CampaignMerge {
+ public:
+  CampaignMerge(const CampaignOptions& options, const std::vector<std::unique_ptr<Implementation>>& impls,
+                const CampaignHooks& hooks, CampaignReport& report, Clock::time_point start)
+      : options_(options), impls_(impls), hooks_(hooks), report_(report), start_(start),
+        grouper_(options.mode, options.generator.profile, hooks.canonical) {}
+
+  // False when a signal cut the case short: it and everything after it stay out of the report.
+  Result<bool> merge(const CaseOutcome& o) {
+    if (o.error) return *o.error;
+    if (!o.impls.empty() && o.impls.front().interrupted) return false;  // no implementation finished it
+    ++report_.cases;
+    count_case(report_.distribution, o.generated);
+    for (size_t k = 0; k < o.impls.size(); ++k) {
+      const ImplOutcome& io = o.impls[k];
+      if (io.interrupted) return false;
+      if (!io.mode) {
+        ++report_.distribution.judged["skipped"];
+        continue;
+      }
+      const std::string& name = report_.implementations[k];
+      ++report_.distribution.judged[std::string(to_string(*io.mode))];
+      ++report_.distribution.branch[name][io.branch];
+      ++report_.distribution.verdict[name][verdict_key(io.verdict, io.severity)];
+      if (io.failing) R3_TRY_STATUS(record_failure(*impls_[k], *io.failing, *io.mode, o));
+    }
+    return true;
+  }
+
+  size_t unique_failures() const { return seen_.size(); }
+
+  Status finish() {
+    report_.findings = std::move(grouper_.findings());
+    // Rewritten now that each lists every signature it gathered during the run.
+    for (size_t i = 0; i < report_.findings.size(); ++i) {
+      R3_TRY_STATUS(write_finding(options_, report_.failures, i, report_.findings[i]));
+    }
+    return ok_status();
+  }
+
+ private:
+  Status record_failure(const Implementation& impl, const Judgement& j, JudgeMode mode, const CaseOutcome& o) {
+    const Signature sig = signature_of(j, o.generated.c.path);
+    if (auto it = seen_.find(sig); it != seen_.end()) {
+      ++report_.failures[it->second].occurrences;
+      return ok_status();
+    }
+    const std::string& name = j.impl;
+    if (!report_.timing.first_failure_seconds.count(name)) {
+      report_.timing.first_failure_seconds[name] = seconds_since(start_);
+      report_.timing.first_failure_cases[name] = report_.cases;
+    }
+    Failure f;
+    f.signature = sig;
+    f.severity = j.severity;
+    f.detail = j.detail;
+    f.case_index = o.index;
+    f.judged_as = mode;
+    f.c = o.generated.c;
+    if (hooks_.shrink) adopt_shrunk(hooks_.shrink(f.c, impl, sig), impl, options_.mode, f);
+    f.c.expect = Expectation{name, std::string(to_string(j.verdict)), std::string(to_string(f.severity))};
+    f.c.note = "found by r3fuzz run --seed " + std::to_string(options_.seed) + " (case #" + std::to_string(o.index) +
+               ", judged " + std::string(to_string(f.judged_as)) + "): " + f.detail;
+    R3_TRY(f.file, write_under_out(options_, finding_file_name(f.signature), f.c));
+    // The failure's finding: a new one is written at once, like the failure itself.
+    Judgement on_shrunk = j;
+    on_shrunk.severity = f.severity;
+    on_shrunk.detail = f.detail;
+    const FindingGrouper::Placement placed = grouper_.place(report_.failures.size(), impl, on_shrunk, f.c);
+    f.finding = placed.finding;
+    seen_.emplace(sig, report_.failures.size());
+    report_.failures.push_back(std::move(f));
+    if (placed.created) {
+      R3_TRY_STATUS(write_finding(options_, report_.failures, placed.finding, grouper_.findings()[placed.finding]));
+    }
+    return ok_status();
+  }
+
+  const CampaignOptions& options_;
+  const std::vector<std::unique_ptr<Implementation>>& impls_;
+  const CampaignHooks& hooks_;
+  CampaignReport& report_;
+  Clock::time_point start_;
+  FindingGrouper grouper_;
+  std::map<Signature, size_t> seen_;  // signature -> index in report.failures
+};
+
+// One worker's implementations and judgement scratch.
+struct Worker {
+  std::vector<std::unique_ptr<Implementation>> owned;  // empty for worker 0
+  const std::vector<std::unique_ptr<Implementation>>* impls = nullptr;
+  std::vector<Judgement> judgements;
+};
+
+Result<std::vector<Worker>> make_workers(const CampaignOptions& options,
+                                         const std::vector<std::unique_ptr<Implementation>>& impls,
+                                         const CampaignHooks& hooks) {
+  if (options.jobs < 1) return Error{"jobs: " + std::to_string(options.jobs) + " is below 1"};
+  if (options.jobs > 1 && !hooks.make_impls) return Error{"internal: jobs > 1 needs CampaignHooks::make_impls"};
+  std::vector<Worker> workers(static_cast<size_t>(options.jobs));
+  for (size_t w = 0; w < workers.size(); ++w) {
+    if (w > 0) {
+      R3_TRY(workers[w].owned, hooks.make_impls());
+    }
+    workers[w].impls = w == 0 ? &impls : &workers[w].owned;
+    workers[w].judgements.resize(impls.size());
+  }
+  return workers;
+}
+
+}  // namespace
+
 Result<CampaignReport> run_campaign(const CampaignOptions& options,
                                     const std::vector<std::unique_ptr<Implementation>>& impls,
                                     const CampaignHooks& hooks) {
@@ -118,108 +232,66 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
     if (generator.sizes.empty()) return Error{"--mode concrete: production sizes run symbolically only; add tiny or small"};
   }
   for (const auto& impl : impls) report.implementations.push_back(impl->name());
-  std::map<Signature, size_t> seen;  // signature -> index in report.failures
-  FindingGrouper grouper(options.mode, options.generator.profile, hooks.canonical);
+  R3_TRY(std::vector<Worker> workers, make_workers(options, impls, hooks));
   const Clock::time_point start = Clock::now();
-  Clock::time_point next_progress = start;
-  double elapsed = 0;
-  std::vector<Judgement> judgements(impls.size());  // one per implementation, reused case after case
+  std::optional<Clock::time_point> deadline;
+  if (options.max_seconds) {
+    deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options.max_seconds));
+  }
   auto stopping = [&] { return hooks.stop && hooks.stop->load(std::memory_order_relaxed); };
+  CampaignMerge merge(options, impls, hooks, report, start);
 
-  for (uint64_t index = 0;; ++index) {
-    if (options.max_cases && report.cases >= *options.max_cases) break;
-    if (stopping()) {
-      report.interrupted = true;
-      break;
-    }
-    // The clock is read every 64 cases: cheap at 500k cases/s, fine-grained enough for --time.
-    if (index % 64 == 0) {
-      const Clock::time_point now = Clock::now();
-      elapsed = std::chrono::duration<double>(now - start).count();
-      if (options.max_seconds && elapsed >= *options.max_seconds) break;
-      if (hooks.on_progress && now >= next_progress) {
-        hooks.on_progress({report.cases, seen.size(), elapsed});
-        next_progress = now + std::chrono::milliseconds(250);
-      }
-    }
-    const GeneratedCase g = generate_case(options.seed, index, generator);
-    Result<Step> step = derive_step(g.c);
-    if (!step.ok()) {
-      return Error{"internal: the generator produced an invalid case (seed " + std::to_string(options.seed) +
-                   ", case #" + std::to_string(index) + "): " + step.error().message};
-    }
-    if (Status inside = check_profile(g.c, generator.profile); !inside.ok()) {
-      return Error{"internal: the generator left its profile (seed " + std::to_string(options.seed) + ", case #" +
-                   std::to_string(index) + "): " + inside.error().message};
-    }
-    ++report.cases;
-    count_case(report.distribution, g);
-    for (const auto& impl : impls) {
-      const std::optional<JudgeMode> mode = choose_judge_mode(options.mode, *impl, g.c);
-      if (!mode) {
-        ++report.distribution.judged["skipped"];
-        continue;
-      }
-      // Only the reported rank's words are read here; rendering every rank's costs more than judging.
-      Judgement& j = judgements[static_cast<size_t>(&impl - impls.data())];
-      judge_case_into(j, *impl, g.c, *step, *mode, RankDetails::reported_ranks);
-      // A signal during the judgement may have cut it short (an adapter's wait ends with an
-      // "interrupted" error): the judgement says nothing about the implementation, so it is
-      // neither counted nor reported, and a case no implementation finished is not counted.
-      if (stopping()) {
-        report.interrupted = true;
-        if (&impl == &impls.front()) {
-          --report.cases;
-          count_case(report.distribution, g, -1);
+  // Rounds of cases: the workers judge a round's cases (worker w takes every jobs-th), then they
+  // are merged in case order. A round grows while rounds are quick, so slow implementations
+  // (external adapters) still merge, write and report progress often.
+  std::vector<CaseOutcome> round;
+  size_t round_size = workers.size();
+  uint64_t next = 0;
+  bool done = false;
+  while (!done && !stopping()) {
+    size_t count = round_size;
+    if (options.max_cases) count = static_cast<size_t>(std::min<int64_t>(count, *options.max_cases - report.cases));
+    if (count == 0) break;
+    if (round.size() < count) round.resize(count);
+    const Clock::time_point round_start = Clock::now();
+    auto judge_share = [&](size_t w) {
+      for (size_t i = w; i < count; i += workers.size()) {
+        round[i].judged = false;
+        // The clock is read every 16th case: cheap at 500k cases/s, fine-grained enough for --time.
+        if (stopping() || (deadline && (i / workers.size()) % 16 == 0 && Clock::now() >= *deadline)) {
+          for (size_t rest = i; rest < count; rest += workers.size()) round[rest].judged = false;
+          return;
         }
+        judge_case_outcome(options.seed, next + i, generator, options.mode, *workers[w].impls, workers[w].judgements,
+                           hooks.stop, round[i]);
+      }
+    };
+    if (workers.size() == 1) {
+      judge_share(0);
+    } else {
+      std::vector<std::thread> threads;
+      for (size_t w = 0; w < workers.size(); ++w) threads.emplace_back(judge_share, w);
+      for (std::thread& t : threads) t.join();
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (!round[i].judged) {  // time ran out or a signal came: the merged prefix is the run
+        done = true;
         break;
       }
-      ++report.distribution.judged[std::string(to_string(*mode))];
-      const std::string name = j.impl;
-      ++report.distribution.branch[name][branch_taken(j)];
-      ++report.distribution.verdict[name][verdict_key(j)];
-      if (!j.failed()) continue;
-      const Signature sig = signature_of(j, g.c.path);
-      if (auto it = seen.find(sig); it != seen.end()) {
-        ++report.failures[it->second].occurrences;
-        continue;
+      R3_TRY(const bool merged, merge.merge(round[i]));
+      if (!merged) {
+        done = true;
+        break;
       }
-      if (!report.timing.first_failure_seconds.count(name)) {
-        report.timing.first_failure_seconds[name] = seconds_since(start);
-        report.timing.first_failure_cases[name] = report.cases;
-      }
-      Failure f;
-      f.signature = sig;
-      f.severity = j.severity;
-      f.detail = j.detail;
-      f.case_index = index;
-      f.judged_as = *mode;
-      f.c = g.c;
-      if (hooks.shrink) adopt_shrunk(hooks.shrink(g.c, *impl, sig), *impl, options.mode, f);
-      f.c.expect = Expectation{name, std::string(to_string(j.verdict)), std::string(to_string(f.severity))};
-      f.c.note = "found by r3fuzz run --seed " + std::to_string(options.seed) + " (case #" + std::to_string(index) +
-                 ", judged " + std::string(to_string(f.judged_as)) + "): " + f.detail;
-      R3_TRY(f.file, write_under_out(options, finding_file_name(f.signature), f.c));
-      // The failure's finding: a new one is written at once, like the failure itself.
-      Judgement on_shrunk = j;
-      on_shrunk.severity = f.severity;
-      on_shrunk.detail = f.detail;
-      const FindingGrouper::Placement placed = grouper.place(report.failures.size(), *impl, on_shrunk, f.c);
-      f.finding = placed.finding;
-      seen.emplace(sig, report.failures.size());
-      report.failures.push_back(std::move(f));
-      Finding& finding = grouper.findings()[placed.finding];
-      if (placed.created) R3_TRY_STATUS(write_finding(options, report.failures, placed.finding, finding));
     }
-    if (report.interrupted) break;
+    next += count;
+    if (hooks.on_progress) hooks.on_progress({report.cases, merge.unique_failures(), seconds_since(start)});
+    if (Clock::now() - round_start < std::chrono::milliseconds(50)) round_size = std::min<size_t>(round_size * 2, 65536);
   }
-  report.findings = std::move(grouper.findings());
-  // Rewritten now that each lists every signature it gathered during the run.
-  for (size_t i = 0; i < report.findings.size(); ++i) {
-    R3_TRY_STATUS(write_finding(options, report.failures, i, report.findings[i]));
-  }
+  report.interrupted = stopping();
+  R3_TRY_STATUS(merge.finish());
   report.timing.elapsed_seconds = seconds_since(start);
-  if (hooks.on_progress) hooks.on_progress({report.cases, seen.size(), report.timing.elapsed_seconds});
+  if (hooks.on_progress) hooks.on_progress({report.cases, merge.unique_failures(), report.timing.elapsed_seconds});
   return report;
 }
 

@@ -28,6 +28,9 @@ struct CampaignOptions {
   GeneratorOptions generator;
   std::string out_dir = "r3fuzz-out";  // where failing cases go; empty: nowhere
   bool strict = false;                 // latent findings fail the campaign too
+  // Worker threads judging cases. Results are merged in case order, so --cases K gives the same
+  // report for every count; with max_seconds each worker judges its share of the time.
+  int jobs = 1;
 };
 
 // One signature's failure: the first case that showed it (shrunk), and how often it recurred.
@@ -61,6 +64,9 @@ struct CampaignHooks {
   // Set (by SIGINT, SIGTERM, SIGHUP): stop after the current case; a judgement the signal cut
   // short (an external adapter's wait ends at once) is dropped, not reported.
   const std::atomic<bool>* stop = nullptr;
+  // Implementations for one more worker (jobs > 1): each worker judges with its own, so an
+  // external adapter runs one process per worker. Worker 0 uses the ones run_campaign is given.
+  std::function<Result<std::vector<std::unique_ptr<Implementation>>>()> make_impls;
 };
 
 // Counts of generated cases and judgements. Keys are stable words, so the report is deterministic.

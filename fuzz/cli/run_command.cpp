@@ -1,12 +1,14 @@
 // r3fuzz run: a differential campaign from the command line (fuzz/campaign does the work).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/campaign/registry.hpp"
@@ -36,6 +38,7 @@ struct RunFlags {
   bool metadata = false;
   bool wide_experts = false;
   Profile profile = kDefaultProfile;
+  int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string backend;
   std::string selection;
   std::string fault;
@@ -111,14 +114,22 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   std::set<std::string> named;
   for (const std::string& name : f.impls)
     if (!named.insert(name).second) return usage_error("--impl " + name + ": given twice");
-  std::vector<std::unique_ptr<Implementation>> impls;
-  for (const std::string& name : f.impls.empty() ? default_implementation_names() : f.impls) {
-    Result<std::unique_ptr<Implementation>> impl = make_implementation(name, io);
-    if (!impl.ok()) return usage_error(impl.error().message);
-    impls.push_back(std::move(impl).value());
-  }
+  const std::vector<std::string> names = f.impls.empty() ? default_implementation_names() : f.impls;
+  // Each worker judges with implementations of its own: an external adapter is one process per worker.
+  auto make_impls = [names, io]() -> Result<std::vector<std::unique_ptr<Implementation>>> {
+    std::vector<std::unique_ptr<Implementation>> made;
+    for (const std::string& name : names) {
+      R3_TRY(std::unique_ptr<Implementation> impl, make_implementation(name, io));
+      made.push_back(std::move(impl));
+    }
+    return made;
+  };
+  Result<std::vector<std::unique_ptr<Implementation>>> impls = make_impls();
+  if (!impls.ok()) return usage_error(impls.error().message);
+  o.jobs = static_cast<int>(f.jobs);
 
   CampaignHooks hooks;
+  hooks.make_impls = make_impls;
   hooks.stop = stop.flag();
   if (!f.no_shrink) {
     ShrinkOptions shrink;
@@ -131,7 +142,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) hooks.on_progress = [&](const CampaignProgress& p) { std::cerr << progress_line(p, o) << std::flush; };
-  Result<CampaignReport> report = run_campaign(o, impls, hooks);
+  Result<CampaignReport> report = run_campaign(o, *impls, hooks);
   if (tty) std::cerr << "\n";
   if (!report.ok()) return usage_error(report.error().message);
   if (f.json) {
@@ -166,6 +177,10 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                   "signature (default r3fuzz-out)");
   cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
   add_profile_option(*cmd, f->profile);
+  cmd->add_option("--jobs", f->jobs,
+                  "worker threads judging cases (default: every core, " + std::to_string(f->jobs) +
+                      " here); the report of --cases N is the same for every count")
+      ->transform(signed_in(1, 1024));
   cmd->add_flag("--json", f->json, "print the summary as one JSON document");
   cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
   cmd->add_flag("--no-shrink", f->no_shrink,

@@ -112,6 +112,37 @@ TEST_F(RunReplay, CtrlCStopsAfterTheCurrentCaseAndStillReports) {
   EXPECT_NE(r.out.find("replay: r3fuzz replay " + out_dir()), std::string::npos) << r.out;
 }
 
+// --jobs N: case i still comes from (seed, i) and results merge in case order, so the report of
+// --cases K is byte for byte the same for every worker count.
+TEST_F(RunReplay, JobsGiveByteIdenticalReportsForAFixedCaseCount) {
+  std::vector<std::string> reports;
+  for (const char* jobs : {"1", "2", "3"}) {
+    Ran r = run({"run", "--cases", "3000", "--jobs", jobs, "--impl", "vllm-50874", "--impl", "vllm-pre-50874",
+                 "--impl", "gpu", "--out", out_dir(), "--json"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    reports.push_back(r.out);
+  }
+  EXPECT_EQ(reports[1], reports[0]);
+  EXPECT_EQ(reports[2], reports[0]);
+  EXPECT_EQ(nlohmann::json::parse(reports[0])["cases"], 3000);
+  EXPECT_EQ(run({"run", "--jobs", "0"}).exit_code, 2);
+}
+
+// Ctrl-C stops every worker, and the summary still covers the cases merged before it.
+TEST_F(RunReplay, CtrlCStopsEveryWorkerAndStillReports) {
+  const pid_t pid = spawn({"run", "--time", "120", "--jobs", "2", "--out", out_dir()});
+  for (int i = 0; i < 2000 && !(fs::exists(out_dir()) && !fs::is_empty(out_dir())); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(out_dir()) && !fs::is_empty(out_dir())) << "no failure written";
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  const Ran r = finish(pid);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(), 5.0);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("(interrupted)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("findings (one per bug)"), std::string::npos) << r.out;
+}
+
 // The main job's report (issue: reports users can trust): under the default profile the four
 // built-in implementations show four bugs, each once, with every implementation it affects.
 TEST_F(RunReplay, FindingsAreOnePerBugWithEveryImplementationTheyAffect) {

@@ -80,7 +80,7 @@ class Signals : public ::testing::Test {
 
   void check_run_stops_cleanly(int sig) {
     const auto [seconds, r] = signal_while_adapter_sleeps(
-        {"run", "--impl", adapter(), "--size", "tiny", "--adapter-timeout", "20", "--out", (dir_ / "out").string()},
+        {"run", "--jobs", "1", "--impl", adapter(), "--size", "tiny", "--adapter-timeout", "20", "--out", (dir_ / "out").string()},
         sig);
     EXPECT_LT(seconds, 1.0) << "r3fuzz waited for the adapter instead of stopping";
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // nothing failed: the interruption is no finding
