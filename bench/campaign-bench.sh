@@ -19,10 +19,11 @@ trap 'rm -rf "$TMP"' EXIT
 PIN=()
 command -v taskset >/dev/null && PIN=(taskset -c 0)
 
-# run_json ARGS...: one campaign with timing, its JSON on stdout (exit 1 = failures found is fine).
+# run_json ARGS...: one campaign with timing on one worker pinned to one core, its JSON on stdout
+# (exit 1 = failures found is fine).
 run_json() {
   local rc=0
-  "${PIN[@]}" "$BIN" run --json --timing --no-shrink --out "$TMP/out" "$@" >"$TMP/run.json" || rc=$?
+  "${PIN[@]}" "$BIN" run --jobs 1 --json --timing --no-shrink --out "$TMP/out" "$@" >"$TMP/run.json" || rc=$?
   ((rc <= 1)) || { echo "campaign-bench: r3fuzz run $* exited $rc" >&2; exit 2; }
   cat "$TMP/run.json"
 }
@@ -59,6 +60,37 @@ section_concrete_rate() {
   add_row "concrete cases/s, small layouts (M<=64)" "cases/s" 20000 1 "${values[@]}"
 }
 
+# run_json_jobs JOBS ARGS...: the same on JOBS workers, unpinned (every core).
+run_json_jobs() {
+  local jobs="$1" rc=0
+  shift
+  "$BIN" run --jobs "$jobs" --json --timing --no-shrink --out "$TMP/out" "$@" >"$TMP/run.json" || rc=$?
+  ((rc <= 1)) || { echo "campaign-bench: r3fuzz run --jobs $jobs $* exited $rc" >&2; exit 2; }
+  cat "$TMP/run.json"
+}
+
+# --jobs 1 and --jobs N side by side (N = every core), and the speed-up, against a 1.8x target on
+# 2 cores. Time-bounded runs, so each worker judges its share of the same wall-clock budget.
+section_jobs_scaling() {
+  local cores
+  cores="$(nproc)"
+  for mode in symbolic concrete; do
+    local size=production one=() many=() speedup=()
+    [[ $mode == concrete ]] && size=small
+    for ((i = 1; i <= RUNS; i++)); do
+      local a b
+      a="$(run_json_jobs 1 --mode "$mode" --size "$size" --time 3 --seed "$i" | field "doc['timing']['cases_per_second']")"
+      b="$(run_json_jobs "$cores" --mode "$mode" --size "$size" --time 3 --seed "$i" | field "doc['timing']['cases_per_second']")"
+      one+=("$a")
+      many+=("$b")
+      speedup+=("$(python3 -c "print($b / $a if $a else 0)")")
+    done
+    add_row "$mode cases/s, --jobs 1 (unpinned)" "cases/s" - 1 "${one[@]}"
+    add_row "$mode cases/s, --jobs $cores" "cases/s" - 1 "${many[@]}"
+    add_row "$mode speed-up, --jobs $cores over --jobs 1" "x" 1.8 1 "${speedup[@]}"
+  done
+}
+
 section_time_to_catch() {
   local secs=() cases=()
   for ((i = 1; i <= RUNS; i++)); do
@@ -84,7 +116,9 @@ write_markdown() {
     echo "## Campaigns"
     echo
     echo "Each campaign judges both default implementations (vllm-50874, vllm-pre-50874) per case, except the"
-    echo "time-to-catch runs, which judge vllm-pre-50874 alone. Ratio: against the target, above 1 is better."
+    echo "time-to-catch runs, which judge vllm-pre-50874 alone. Every figure runs one worker (--jobs 1) pinned"
+    echo "to one core, except the --jobs rows, which run unpinned for 3 s each. Ratio: against the target,"
+    echo "above 1 is better."
     echo
     echo "| figure | median | min | max | target | ratio |"
     echo "|---|---|---|---|---|---|"
@@ -107,4 +141,5 @@ write_markdown() {
 section_symbolic_rate
 section_concrete_rate
 section_time_to_catch
+section_jobs_scaling
 write_markdown
