@@ -16,6 +16,7 @@
 
 #include "tests/support/run_binary.hpp"
 #include "tests/support/scratch_dir.hpp"
+#include "tests/support/work_dir_fixture.hpp"
 
 namespace {
 
@@ -23,22 +24,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Output = r3::test::BinaryRun;
 
-class BadFiles : public ::testing::Test {
+class BadFiles : public r3::test::WorkDirFixture {
  protected:
-  Output run(const std::string& args) {
-    const std::string cmd = "cd '" + work_.string() + "' && '" + std::string(R3FUZZ_BINARY) + "' " + args + " >'" +
-                            (dir_ / "stdout").string() + "' 2>'" + (dir_ / "stderr").string() + "'";
-    return r3::test::captured_run(r3::test::exit_code_of_wait_status(std::system(cmd.c_str())), dir_);
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::create_directories((work_ / name).parent_path());
-    return scratch_.write((fs::path("work") / name).string(), text);
-  }
-  void SetUp() override { fs::create_directories(work_); }
-
-  const r3::test::ScratchDir scratch_{"r3fuzz-bad-files"};
-  const fs::path dir_ = scratch_.path();
-  const fs::path work_ = dir_ / "work";
+  BadFiles() : WorkDirFixture("r3fuzz-bad-files") {}
 };
 
 const std::string kDeployment = R"({"format": "r3fuzz-deployment/1", "name": "d",

@@ -10,6 +10,7 @@
 
 #include "tests/support/run_binary.hpp"
 #include "tests/support/scratch_dir.hpp"
+#include "tests/support/work_dir_fixture.hpp"
 
 namespace {
 
@@ -17,24 +18,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Output = r3::test::BinaryRun;
 
-class HostileInput : public ::testing::Test {
+class HostileInput : public r3::test::WorkDirFixture {
  protected:
-  // Runs r3fuzz with `args` (shell-quoted by the caller) with `work` as its working directory,
-  // so a command a file smuggled in would leave its traces there.
-  Output run(const std::string& args) {
-    const std::string cmd = "cd '" + work_.string() + "' && '" + std::string(R3FUZZ_BINARY) + "' " + args + " >'" +
-                            (dir_ / "stdout").string() + "' 2>'" + (dir_ / "stderr").string() + "'";
-    return r3::test::captured_run(r3::test::exit_code_of_wait_status(std::system(cmd.c_str())), dir_);
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::create_directories((work_ / name).parent_path());
-    return scratch_.write((fs::path("work") / name).string(), text);
-  }
-  void SetUp() override { fs::create_directories(work_); }
-
-  const r3::test::ScratchDir scratch_{"r3fuzz-hostile"};
-  const fs::path dir_ = scratch_.path();
-  const fs::path work_ = dir_ / "work";
+  HostileInput() : WorkDirFixture("r3fuzz-hostile") {}
 };
 
 // Issue 15 item 0: the all-idle DP-chunked step (no capture call at all).
