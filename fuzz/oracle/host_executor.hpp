@@ -11,16 +11,12 @@
 #include <cstdint>
 
 #include "reference/case.hpp"
+#include "reference/guard_rows.hpp"
 #include "reference/implementation.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
 
 namespace r3 {
-
-inline constexpr int64_t kMinGuardRows = 2;
-inline constexpr int64_t kMaxGuardRows = int64_t{1} << 16;
-// A replay-buffer row the kernel never wrote: expert ids are never negative.
-inline constexpr int32_t kReplayUntouched = -1;
 
 // `value` as a buffer of `bits`-wide integers stores it: truncated, then sign-extended.
 constexpr int32_t stored_value(int32_t value, int bits) {

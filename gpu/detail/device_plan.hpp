@@ -7,15 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "reference/guard_rows.hpp"
+
 namespace r3::gpu::detail {
 
-// At least this many canary rows guard each side of a buffer; more after a buffer when the
-// plan knows a write reaches further, so every overrun lands in canary rows, never elsewhere.
-inline constexpr int64_t kMinGuardRows = 2;
-
-// A replay row the kernel never wrote holds -1 (expert ids are never negative), the value
-// the harness's host executor uses too (fuzz/oracle/host_executor.hpp, kReplayUntouched).
-inline constexpr int32_t kReplayUnwritten = -1;
+// kMinGuardRows and kReplayUntouched (reference/guard_rows.hpp) are the host executor's too.
 
 // Guard rows of routing tensors (rank contributions, gathered tensors) hold their own canary,
 // distinct from the buffers' kCanary: a copy that reads past a tensor then leaves a visible

@@ -27,7 +27,7 @@ R3_HD inline JobIndex find_job(const int64_t* ends, int64_t jobs, int64_t i) {
   return {lo, i - (lo > 0 ? ends[lo - 1] : 0)};
 }
 
-// Guard rows get their canary; buffer rows a stale value (capture), kReplayUnwritten (replay)
+// Guard rows get their canary; buffer rows a stale value (capture), kReplayUntouched (replay)
 // or the tensor canary (tensors, overwritten by materialisation or the gather).
 template <class T>
 struct FillBuffers {
@@ -44,7 +44,7 @@ struct FillBuffers {
     if (row >= 0 && row < b.rows) {
       if (b.fill == Fill::tensor) value = kTensorCanary;
       else if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(col / b.top_k), static_cast<int>(col % b.top_k));
-      else if (b.fill == Fill::replay_unwritten) value = kReplayUnwritten;
+      else if (b.fill == Fill::replay_unwritten) value = kReplayUntouched;
     }
     out[b.offset + at.element] = static_cast<T>(value);
   }
