@@ -133,9 +133,7 @@ std::vector<Call> build_calls(const Case& c, const Step& s) {
   const int D = s.dp;
   if (c.dp_chunk) {
     const int64_t C = *c.dp_chunk;
-    int64_t most = 0;
-    for (int64_t n : s.num_tokens_across_dp) most = std::max(most, s.sp ? ceil_div(n, s.tp) : n);
-    const int64_t chunks = ceil_div(most, C);
+    const int64_t chunks = ceil_div(most_rows_to_chunk(s.num_tokens_across_dp, s.tp, s.sp), C);
     for (int64_t k = 0; k < chunks; ++k) calls.push_back(build_chunk_call(s, static_cast<int>(k), C));
     return calls;
   }
@@ -283,6 +281,16 @@ std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool
     }
   }
   return segments;
+}
+
+int64_t most_rows_to_chunk(const std::vector<int64_t>& n, int tp, bool sp) {
+  int64_t most = 0;
+  for (int64_t count : n) most = std::max(most, sp ? ceil_div(count, tp) : count);
+  return most;
+}
+
+int64_t most_rows_to_chunk(const Case& c) {
+  return most_rows_to_chunk(derive_num_tokens_across_dp(c), c.topology.tp, c.topology.sp);
 }
 
 Result<Step> derive_step(const Case& c) {

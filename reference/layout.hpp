@@ -97,6 +97,11 @@ std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, b
 // docs/layout-contract.md section 4: the gathered segments for counts n.
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp);
 
+// The most rows one (d, t) holds before DP chunking (section 9.2): n_d, or ceil(n_d / T) with SP.
+// DP chunking splits these rows; the chunk count of a step is ceil(this / C).
+int64_t most_rows_to_chunk(const std::vector<int64_t>& n, int tp, bool sp);
+int64_t most_rows_to_chunk(const Case& c);
+
 // Everything above plus the calls. The case must be valid (validate() first); this checks it again.
 Result<Step> derive_step(const Case& c);
 

@@ -101,8 +101,7 @@ Status validate_calls(const Case& c) {
       return Error{"dp_chunk: needs path local or sp_shard (DP chunking lives in modular kernels), path is " +
                    std::string(to_string(c.path))};
     }
-    int64_t most = 0;
-    for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
+    const int64_t most = most_rows_to_chunk(c);
     if (ceil_div(most, *c.dp_chunk) > limits::kMaxChunks) {
       return Error{"dp_chunk: " + std::to_string(*c.dp_chunk) + " splits the step into " +
                    std::to_string(ceil_div(most, *c.dp_chunk)) + " chunks, at most " +

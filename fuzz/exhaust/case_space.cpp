@@ -43,11 +43,6 @@ std::vector<Path> paths(const Topology& t) {
   return {Path::gathered, t.sp ? Path::sp_shard : Path::local};
 }
 
-int64_t most_chunk_rows(const Case& c) {
-  int64_t most = 0;
-  for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
-  return most;
-}
 
 // a * b + c, saturating at INT64_MAX (the counts of huge bounds only need to be "too many").
 int64_t saturating_add_product(int64_t c, int64_t a, int64_t b) {
@@ -174,7 +169,7 @@ int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::f
             if (!emit()) return visited;
             if (!modular || u > 1) continue;
             c.idle_dummy = dummies.back();  // the larger counts: C covers every chunking of both
-            const int64_t most_c = most_chunk_rows(c) + 1;
+            const int64_t most_c = most_rows_to_chunk(c) + 1;
             for (int64_t chunk = 1; chunk <= most_c; ++chunk) {
               c.dp_chunk = chunk;
               if (!emit()) return visited;

@@ -119,8 +119,7 @@ void pick_calls(Rng& rng, Case& c, const Bounds& b, Profile profile) {
   }
   if (profile == Profile::vllm) return;  // no DP chunking in vLLM main
   if ((c.path != Path::local && c.path != Path::sp_shard) || !rng.chance(25)) return;
-  int64_t most = 0;  // rows per (d, t) before chunking
-  for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
+  const int64_t most = most_rows_to_chunk(c);
   // C from 1 to beyond the largest rank, with at most b.max_chunks chunks.
   const int64_t least = std::max<int64_t>(1, ceil_div(most, b.max_chunks));
   c.dp_chunk = rng.range(least, std::max(least, most + 2));

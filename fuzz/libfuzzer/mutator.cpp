@@ -76,9 +76,7 @@ void repair_calls(Case& c, const BinaryLimits& l) {
   }
   if (c.dp_chunk && c.path != Path::local && c.path != Path::sp_shard) c.dp_chunk.reset();
   if (!c.dp_chunk) return;
-  int64_t most = 0;
-  for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.sp ? ceil_div(n, c.topology.tp) : n);
-  const int64_t fewest_allowed = std::max<int64_t>(1, ceil_div(most, limits::kMaxChunks));
+  const int64_t fewest_allowed = std::max<int64_t>(1, ceil_div(most_rows_to_chunk(c), limits::kMaxChunks));
   c.dp_chunk = std::clamp<int64_t>(*c.dp_chunk, fewest_allowed, std::max(fewest_allowed, l.max_dp_chunk));
 }
 
