@@ -43,7 +43,6 @@ std::vector<Path> paths(const Topology& t) {
   return {Path::gathered, t.sp ? Path::sp_shard : Path::local};
 }
 
-
 // a * b + c, saturating at INT64_MAX (the counts of huge bounds only need to be "too many").
 int64_t saturating_add_product(int64_t c, int64_t a, int64_t b) {
   int64_t product = 0, sum = 0;
