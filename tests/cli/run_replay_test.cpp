@@ -204,7 +204,8 @@ TEST_F(RunReplay, ProfileAnyStillFindsCudagraphSizesAboveM) {
   }
   EXPECT_TRUE(capacity) << r.out;
   Ran vllm = run({"run", "--cases", "5000", "--impl", "vllm-50874", "--out", out_dir(), "--json"});
-  for (const nlohmann::json& f : nlohmann::json::parse(vllm.out)["findings"]) EXPECT_NE(f["verdict"], "capacity");
+  const nlohmann::json vllm_doc = nlohmann::json::parse(vllm.out);
+  for (const nlohmann::json& f : vllm_doc["findings"]) EXPECT_NE(f["verdict"], "capacity");
 }
 
 }  // namespace
