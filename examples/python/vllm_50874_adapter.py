@@ -5,8 +5,11 @@ Plain Python 3, standard library only. r3fuzz starts it once:
 
     r3fuzz run --impl 'external:python3 examples/python/vllm_50874_adapter.py' --mode concrete
 
-and sends one JSON request per line on stdin, one per capture call per (dp, tp) rank; this
-script answers one JSON line per request on stdout (docs/adapter-protocol.md). The capture
+Its hello asks for the batched exchange: r3fuzz sends one JSON line per case on stdin, holding
+the requests of every capture call and every (dp, tp) rank in order, and this script answers
+one JSON line holding the replies in the same order (docs/adapter-protocol.md). With
+--no-batch it speaks the unbatched exchange instead: one line per capture call per rank, one
+reply line for each. Both run the same handle() per request; batching only saves round trips. The capture
 below is written the way vLLM's capture() is: it reads the DP metadata of the forward
 context, picks the rows of this DP rank from the routing tensor it was handed, and assigns
 them to capture_buffer[:n_d, layer]. Only the forward context, the TP group and the buffer
@@ -146,14 +149,29 @@ def handle(request):
     return reply
 
 
+def hello(batch):
+    reply = {"type": "hello", "protocol": PROTOCOL, "name": "vllm-50874 (python)", "version": "1",
+             "replay_rows": "dispatch_group"}
+    if batch:
+        reply["batch"] = True
+    return reply
+
+
+def answer(request, batch):
+    if request.get("type") == "hello":
+        return hello(batch)
+    if request.get("type") == "batch":
+        return {"replies": [handle(r) for r in request["requests"]]}
+    return handle(request)
+
+
 def main():
+    batch = "--no-batch" not in sys.argv[1:]
+    unknown = [a for a in sys.argv[1:] if a != "--no-batch"]
+    if unknown:
+        sys.exit(f"usage: vllm_50874_adapter.py [--no-batch] (unknown argument {unknown[0]!r})")
     for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("type") == "hello":
-            reply = {"type": "hello", "protocol": PROTOCOL, "name": "vllm-50874 (python)", "version": "1",
-                     "replay_rows": "dispatch_group"}
-        else:
-            reply = handle(request)
+        reply = answer(json.loads(line), batch)
         sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

@@ -103,7 +103,7 @@ json hello_request() { return {{"type", "hello"}, {"protocol", kAdapterProtocol}
 
 Result<AdapterHello> read_hello(const json& reply) {
   if (!reply.is_object()) return Error{"hello: expected a JSON object, got " + std::string(type_name(reply))};
-  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows"}));
+  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows", "batch"}));
   if (!reply.contains("protocol")) return Error{"hello: missing \"protocol\""};
   R3_TRY(std::string protocol, read_string(reply["protocol"], "hello.protocol"));
   if (protocol != kAdapterProtocol) {
@@ -127,6 +127,11 @@ Result<AdapterHello> read_hello(const json& reply) {
     else if (sizing == "dispatch_group") hello.replay_rows = ReplaySizing::dispatch_group;
     else
       return Error{"hello.replay_rows: \"" + sizing + "\" is not one of max_num_tokens, dp_group, dispatch_group"};
+  }
+  if (reply.contains("batch")) {
+    if (!reply["batch"].is_boolean())
+      return field_error("hello.batch", "expected true or false, got " + std::string(type_name(reply["batch"])));
+    hello.batch = reply["batch"].get<bool>();
   }
   return hello;
 }

@@ -30,6 +30,7 @@ struct AdapterHello {
   std::string name;
   std::string version;
   ReplaySizing replay_rows = ReplaySizing::dispatch_group;
+  bool batch = false;  // one request and one reply per case (fuzz/adapter/batch.hpp)
 };
 
 nlohmann::json hello_request();
