@@ -1,16 +1,74 @@
 #include "fuzz/adapter/batch.hpp"
 
+#include <map>
 #include <utility>
+
+#include "reference/capturer.hpp"
 
 namespace r3 {
 
 using nlohmann::json;
 
-json batch_request(std::vector<json> requests) {
-  json out = {{"type", "batch"}};
-  out["requests"] = json::array();
-  json& list = out["requests"];
-  for (json& r : requests) list.push_back(std::move(r));
+namespace {
+
+// The distinct row tensors of a batch, each numbered once. A tensor is known by where it comes
+// from: the call and the Call::tensors indexes it is made of (one index for what a rank
+// receives or its SP all-gather; the group members' tensors, in TP order, for the all-gather
+// of a path that does not shard).
+class TensorTable {
+ public:
+  explicit TensorTable(int top_k) : top_k_(top_k) {}
+  int index(const Call& call, std::vector<int> parts, const RowTensor& tensor) {
+    auto [it, added] = known_.try_emplace({call.index, std::move(parts)}, static_cast<int>(values_.size()));
+    if (added) values_.push_back(tensor_values(tensor, top_k_));
+    return it->second;
+  }
+  json take() { return std::move(values_); }
+
+ private:
+  int top_k_;
+  std::map<std::pair<int, std::vector<int>>, int> known_;
+  json values_ = json::array();
+};
+
+}  // namespace
+
+json batch_request(int64_t first_id, const json& case_json, const Step& step, const BufferShape& buffer) {
+  TensorTable tensors(buffer.top_k);
+  json requests = json::array();
+  int64_t id = first_id;
+  RowTensor scratch;
+  for (const Call& call : step.calls) {
+    for (const RankView& view : call.ranks) {
+      json request = capture_request_fields(id++, step, call, view, buffer);
+      request["topk_ids"] = tensors.index(call, {view.received}, call.tensors[static_cast<size_t>(view.received)]);
+      if (step.tp > 1) {
+        std::vector<int> parts;
+        if (view.tp_gathered >= 0) {
+          parts.push_back(view.tp_gathered);
+        } else {
+          for (int t = 0; t < step.tp; ++t) parts.push_back(call.ranks[static_cast<size_t>(view.dp * step.tp + t)].received);
+        }
+        request["tp_all_gather"] = tensors.index(call, std::move(parts), copy_source(call, view, true, step.tp, scratch));
+      }
+      requests.push_back(std::move(request));
+    }
+  }
+  json out = {{"type", "batch"}, {"case", case_json}};
+  out["tensors"] = tensors.take();
+  out["requests"] = std::move(requests);
+  return out;
+}
+
+std::vector<json> resolve_batch(const json& batch) {
+  std::vector<json> out;
+  const json& tensors = batch.at("tensors");
+  for (json request : batch.at("requests")) {
+    request["case"] = batch.at("case");
+    request["topk_ids"] = tensors.at(request.at("topk_ids").get<size_t>());
+    if (request.contains("tp_all_gather")) request["tp_all_gather"] = tensors.at(request["tp_all_gather"].get<size_t>());
+    out.push_back(std::move(request));
+  }
   return out;
 }
 

@@ -190,12 +190,11 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const js
 Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const json& case_json, const Step& step,
                                                                          const BufferShape& buffer) const {
   const int64_t first = next_id_;
-  std::vector<json> requests;
-  for (const Call& call : step.calls)
-    for (const RankView& view : call.ranks) requests.push_back(capture_request(next_id_++, case_json, step, call, view, buffer));
-  const size_t count = requests.size();
+  size_t count = 0;
+  for (const Call& call : step.calls) count += call.ranks.size();
+  next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
-  R3_TRY(std::string line, exchange(batch_request(std::move(requests)).dump(), what, options_.timeout));
+  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer).dump(), what, options_.timeout));
   const json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded()) return fail("the reply to " + what + " is not JSON: " + quote_line(line));
   auto replies = read_batch_reply(reply, first, count, buffer);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/case_fixtures.hpp"
+
 namespace r3 {
 namespace {
 
@@ -19,10 +21,41 @@ std::string error_of(const json& r, int64_t first, size_t count) {
   return got ? std::string("(no error)") : got.error().message;
 }
 
-TEST(Batch, RequestHoldsTheCaptureRequestsUnchangedInOrder) {
-  const json b = batch_request({json{{"type", "capture"}, {"id", 3}}, json{{"type", "capture"}, {"id", 4}}});
-  EXPECT_EQ(b, (json{{"type", "batch"},
-                     {"requests", {{{"type", "capture"}, {"id", 3}}, {{"type", "capture"}, {"id", 4}}}}}));
+Case sp_case(Path path) {
+  Case c = test::make_case({2, 2, true, true}, 8, {3, 2}, path);
+  c.model = {4, 2, 64};
+  return c;
+}
+
+// Resolved, a batch is exactly the unbatched requests in call and rank order; it carries each
+// distinct tensor once.
+void expect_batch_resolves_to_the_unbatched_requests(const Case& c, size_t tensors) {
+  const Step step = derive_step(c).value();
+  const json case_json = {{"the", "case"}};
+  const json batch = batch_request(3, case_json, step, kBuffer);
+  EXPECT_EQ(batch["type"], "batch");
+  EXPECT_EQ(batch["case"], case_json);
+  EXPECT_EQ(batch["tensors"].size(), tensors);
+  std::vector<json> want;
+  int64_t id = 3;
+  for (const Call& call : step.calls)
+    for (const RankView& view : call.ranks) want.push_back(capture_request(id++, case_json, step, call, view, kBuffer));
+  EXPECT_EQ(resolve_batch(batch), want);
+}
+
+TEST(Batch, ResolvesToTheUnbatchedRequestsAndCarriesEachTensorOnce) {
+  // Gathered: all four ranks receive the same gathered batch, and both groups' TP all-gather is
+  // that batch twice: 2 tensors, not 8.
+  expect_batch_resolves_to_the_unbatched_requests(sp_case(Path::gathered), 2);
+  // SP shards: each rank its own shard (4), each group its own all-gather (2).
+  expect_batch_resolves_to_the_unbatched_requests(sp_case(Path::sp_shard), 6);
+  // No TP: no all-gather; each DP rank receives its own tokens.
+  expect_batch_resolves_to_the_unbatched_requests(test::make_case({3, 1, true, false}, 8, {3, 0, 2}, Path::local), 3);
+  // DP chunks: tensors are per call.
+  Case chunked = sp_case(Path::sp_shard);
+  chunked.tokens = {5, 3};
+  chunked.dp_chunk = 2;
+  expect_batch_resolves_to_the_unbatched_requests(chunked, 12);
 }
 
 TEST(Batch, NamesTheIdsItCarries) {

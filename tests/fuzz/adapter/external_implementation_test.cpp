@@ -146,11 +146,13 @@ INSTANTIATE_TEST_SUITE_P(
                      "\"{\\\"id\\\": 2, \\\"rows\\\": [{\\\"dst_row\\\": 0, \\\"values\\\": [1]}]}\""}),
     [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
 
-// The batched exchange: the same adapter with and without batches judges the same, and the
-// hello of each says which exchange it speaks.
+// The batched exchange: the same adapter with and without batches, replying with copies or
+// with rows, judges the same, and the hello of each says which exchange it speaks.
 TEST(ExternalImplementation, BatchedAndUnbatchedExchangesJudgeAlike) {
   auto batched = external(kGoodAdapter);
   auto unbatched = external(kGoodAdapter + " --no-batch");
+  auto unbatched_rows = external(kGoodAdapter + " --no-batch --rows");
+  auto batched_rows = external(kGoodAdapter + " --rows");
   ASSERT_TRUE(batched.connect().ok());
   ASSERT_TRUE(unbatched.connect().ok());
   EXPECT_TRUE(batched.hello()->batch);
@@ -166,18 +168,20 @@ TEST(ExternalImplementation, BatchedAndUnbatchedExchangesJudgeAlike) {
   for (const Case& c : {make_case({2, 2, true, true}, 8, {2, 3}, Path::sp_shard), micro, chunked,
                         make_case({2, 2, true, true}, 4, {1, 2}, Path::sp_shard)}) {
     const Judgement a = run_and_judge(batched, c);
-    const Judgement b = run_and_judge(unbatched, c);
-    EXPECT_EQ(to_string(a.verdict), to_string(b.verdict));
-    EXPECT_EQ(a.branch, b.branch);
-    EXPECT_EQ(a.detail, b.detail);
-    ASSERT_EQ(a.ranks.size(), b.ranks.size());
-    for (size_t r = 0; r < a.ranks.size(); ++r) {
-      EXPECT_EQ(a.ranks[r].branches, b.ranks[r].branches);
-      EXPECT_EQ(a.ranks[r].tp_gathers, b.ranks[r].tp_gathers);
+    for (const ExternalImplementation* other : {&unbatched, &unbatched_rows, &batched_rows}) {
+      const Judgement b = run_and_judge(*other, c);
+      EXPECT_EQ(to_string(a.verdict), to_string(b.verdict)) << other->name();
+      EXPECT_EQ(a.branch, b.branch);
+      EXPECT_EQ(a.detail, b.detail);
+      ASSERT_EQ(a.ranks.size(), b.ranks.size());
+      for (size_t r = 0; r < a.ranks.size(); ++r) {
+        EXPECT_EQ(a.ranks[r].branches, b.ranks[r].branches);
+        EXPECT_EQ(a.ranks[r].tp_gathers, b.ranks[r].tp_gathers);
+      }
     }
   }
-  EXPECT_EQ(batched.starts(), 1);
-  EXPECT_EQ(unbatched.starts(), 1);
+  for (const ExternalImplementation* impl : {&batched, &unbatched, &unbatched_rows, &batched_rows})
+    EXPECT_EQ(impl->starts(), 1) << impl->name();
 }
 
 class BatchedAdapterFailure : public testing::TestWithParam<Misbehaviour> {};
@@ -197,22 +201,28 @@ TEST_P(BatchedAdapterFailure, IsAnErrorForTheCaseAndTheNextCaseRestartsTheAdapte
 INSTANTIATE_TEST_SUITE_P(
     Protocol, BatchedAdapterFailure,
     testing::Values(
-        Misbehaviour{"batch_count", "the reply to batch [2..3]: replies: expected 2 replies (one per request, in order), got 3: \"{"
-                     "\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", \\\"rows\\\": [{\\\"dst_r"
-                     "ow\\\": 0, \\\"values\\\": [536870912, 536870913]}, {\\\"dst_row\\\": 1, \\\"values\\\": [536870"
-                     "976, 536870977]}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 3, \\\"branch...\" (623 bytes)"},
-        Misbehaviour{"batch_order", "the reply to batch [2..3]: replies[0] carries id 3, expected 2 (replies come in request order): "
-                     "\"{\\\"replies\\\": [{\\\"id\\\": 3, \\\"branch\\\": \\\"naive_total\\\", \\\"rows\\\": [{\\\"ds"
-                     "t_row\\\": 0, \\\"values\\\": [538968064, 538968065]}, {\\\"dst_row\\\": 1, \\\"values\\\": [538"
-                     "968128, 538968129]}, {\\\"dst_row\\\": 2, \\\"values\\\": [538968192, 538968...\" (403 bytes)"},
-        Misbehaviour{"batch_short", "the reply to batch [2..3]: replies: expected 2 replies (one per request, in order), got 1: \"{"
-                     "\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", \\\"rows\\\": [{\\\"dst_r"
-                     "ow\\\": 0, \\\"values\\\": [536870912, 536870913]}, {\\\"dst_row\\\": 1, \\\"values\\\": [536870"
-                     "976, 536870977]}], \\\"tp_all_gather\\\": false}]}\""},
-        Misbehaviour{"batch_cut", "the adapter exited with status 4 before replying to batch [2..3]; its unfinished line: \"{\\\"re"
-                     "plies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", \\\"rows\\\": [{\\\"dst_row\\\""
-                     ": 0, \\\"values\\\": [536870912, 536870913]}, {\\\"dst_row\\\": 1, \\\"values\\\": [536870976, 5"
-                     "36870977]}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 3, \\\"branch...\" (201 bytes)"},
+        Misbehaviour{"batch_count",
+                     "the reply to batch [2..3]: replies: expected 2 replies (one per reques"
+                     "t, in order), got 3: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", "
+                     "\\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather"
+                     "\\\": false}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 3, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"d...\" (427 bytes)"},
+        Misbehaviour{"batch_order",
+                     "the reply to batch [2..3]: replies[0] carries id 3, expected 2 (replie"
+                     "s come in request order): \"{\\\"replies\\\": [{\\\"id\\\": 3, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 2, \\\"rows\\\": 3, \\\"from_tp_gat"
+                     "her\\\": false}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"d...\" (289 bytes)"},
+        Misbehaviour{"batch_short",
+                     "the reply to batch [2..3]: replies: expected 2 replies (one per reques"
+                     "t, in order), got 1: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", "
+                     "\\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather"
+                     "\\\": false}], \\\"tp_all_gather\\\": false}]}\""},
+        Misbehaviour{"batch_cut",
+                     "the adapter exited with status 4 before replying to batch [2..3]; its "
+                     "unfinished line: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", \\\"c"
+                     "opies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather\\\": fa"
+                     "lse}], \\\"tp_all_gather\\\": f\""},
         Misbehaviour{"batch_sleep", "no reply to batch [2..3] within 2 s"}),
     [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
 

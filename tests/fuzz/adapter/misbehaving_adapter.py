@@ -61,7 +61,7 @@ for line in sys.stdin:
                              "rows": [{"dst_row": rows + 1, "values": request["topk_ids"][0]}]}) + "\n")
             continue
         elif BATCH:
-            replies = [good.handle(r) for r in request["requests"]]
+            replies = [good.handle(r) for r in good.unpack(request)]
             if MODE == "batch_count":
                 replies.append(replies[-1])
             elif MODE == "batch_order":
