@@ -1,9 +1,11 @@
 #include "fuzz/adapter/batch.hpp"
 
+#include <charconv>
 #include <map>
 #include <utility>
 
 #include "reference/capturer.hpp"
+#include "reference/provenance.hpp"
 
 namespace r3 {
 
@@ -11,31 +13,57 @@ using nlohmann::json;
 
 namespace {
 
-// The distinct row tensors of a batch, each numbered once. A tensor is known by where it comes
-// from: the call and the Call::tensors indexes it is made of (one index for what a rank
-// receives or its SP all-gather; the group members' tensors, in TP order, for the all-gather
-// of a path that does not shard).
+// One row tensor as JSON text: [[v, ...], ...] with top_k values a row. Written straight into
+// the line: the tensors are most of a batch's bytes, and a JSON tree of them (a node per value)
+// cost more than everything else r3fuzz does for an external case.
+void append_tensor(std::string& out, const RowTensor& tensor, int top_k) {
+  char digits[16];
+  out += '[';
+  bool first_row = true;
+  for (const RowRun& run : tensor.runs()) {
+    for (int64_t i = 0; i < run.length; ++i) {
+      const RowId id = run.at(i);
+      out += first_row ? "[" : ",[";
+      first_row = false;
+      for (int k = 0; k < top_k; ++k) {
+        if (k) out += ',';
+        const auto end = std::to_chars(digits, digits + sizeof digits, routing_value(id, k)).ptr;
+        out.append(digits, end);
+      }
+      out += ']';
+    }
+  }
+  out += ']';
+}
+
+// The distinct row tensors of a batch, each numbered once and written once. A tensor is known by
+// where it comes from: the call and the Call::tensors indexes it is made of (one index for what
+// a rank receives or its SP all-gather; the group members' tensors, in TP order, for the
+// all-gather of a path that does not shard).
 class TensorTable {
  public:
   explicit TensorTable(int top_k) : top_k_(top_k) {}
   int index(const Call& call, std::vector<int> parts, const RowTensor& tensor) {
-    auto [it, added] = known_.try_emplace({call.index, std::move(parts)}, static_cast<int>(values_.size()));
-    if (added) values_.push_back(tensor_values(tensor, top_k_));
+    auto [it, added] = known_.try_emplace({call.index, std::move(parts)}, static_cast<int>(known_.size()));
+    if (added) {
+      if (it->second > 0) text_ += ',';
+      append_tensor(text_, tensor, top_k_);
+    }
     return it->second;
   }
-  json take() { return std::move(values_); }
+  const std::string& text() const { return text_; }
 
  private:
   int top_k_;
   std::map<std::pair<int, std::vector<int>>, int> known_;
-  json values_ = json::array();
+  std::string text_;
 };
 
 }  // namespace
 
-json batch_request(int64_t first_id, const json& case_json, const Step& step, const BufferShape& buffer) {
+std::string batch_request(int64_t first_id, const json& case_json, const Step& step, const BufferShape& buffer) {
   TensorTable tensors(buffer.top_k);
-  json requests = json::array();
+  std::string requests;
   int64_t id = first_id;
   RowTensor scratch;
   for (const Call& call : step.calls) {
@@ -51,13 +79,12 @@ json batch_request(int64_t first_id, const json& case_json, const Step& step, co
         }
         request["tp_all_gather"] = tensors.index(call, std::move(parts), copy_source(call, view, true, step.tp, scratch));
       }
-      requests.push_back(std::move(request));
+      if (!requests.empty()) requests += ',';
+      requests += request.dump();
     }
   }
-  json out = {{"type", "batch"}, {"case", case_json}};
-  out["tensors"] = tensors.take();
-  out["requests"] = std::move(requests);
-  return out;
+  return "{\"type\":\"batch\",\"case\":" + case_json.dump() + ",\"tensors\":[" + tensors.text() + "],\"requests\":[" +
+         requests + "]}";
 }
 
 std::vector<json> resolve_batch(const json& batch) {

@@ -26,10 +26,11 @@
 
 namespace r3 {
 
-// {"type": "batch", "case": ..., "tensors": [...], "requests": [...]}: the capture requests of
-// every call and rank of `step`, with ids first_id, first_id + 1, ... in that order.
-nlohmann::json batch_request(int64_t first_id, const nlohmann::json& case_json, const Step& step,
-                             const BufferShape& buffer);
+// The line {"type": "batch", "case": ..., "tensors": [...], "requests": [...]} (no newline): the
+// capture requests of every call and rank of `step`, with ids first_id, first_id + 1, ... in
+// that order.
+std::string batch_request(int64_t first_id, const nlohmann::json& case_json, const Step& step,
+                          const BufferShape& buffer);
 
 // The requests of a batch as the unbatched exchange sends them (indexes resolved): what an
 // adapter does first, here for tests and for the documentation's example.

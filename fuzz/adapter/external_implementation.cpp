@@ -194,7 +194,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const j
   for (const Call& call : step.calls) count += call.ranks.size();
   next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
-  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer).dump(), what, options_.timeout));
+  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
   const json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded()) return fail("the reply to " + what + " is not JSON: " + quote_line(line));
   auto replies = read_batch_reply(reply, first, count, buffer);

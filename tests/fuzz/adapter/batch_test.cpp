@@ -32,7 +32,7 @@ Case sp_case(Path path) {
 void expect_batch_resolves_to_the_unbatched_requests(const Case& c, size_t tensors) {
   const Step step = derive_step(c).value();
   const json case_json = {{"the", "case"}};
-  const json batch = batch_request(3, case_json, step, kBuffer);
+  const json batch = json::parse(batch_request(3, case_json, step, kBuffer));
   EXPECT_EQ(batch["type"], "batch");
   EXPECT_EQ(batch["case"], case_json);
   EXPECT_EQ(batch["tensors"].size(), tensors);
