@@ -13,12 +13,18 @@ BUILD="${WORK:-$ROOT/build}/cflite"
 TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer)
 
 # R3FUZZ_FUZZING stays off: the sanitizers are the builder's (CXXFLAGS); the engine is
-# LIB_FUZZING_ENGINE. The r3fuzz tool is built too, to convert the seed corpus.
+# LIB_FUZZING_ENGINE. Only the fuzz targets are built, and r3fuzz_seed_corpus (the case codec
+# alone) to convert the seed corpus: not the r3fuzz tool, nor the tests.
+# ccache, when the builder has it (CMake picks it up): paths below the checkout and the build
+# folder are hashed relative to the build folder, so a rebuild in another WORK still hits.
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+fi
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_CXX_COMPILER="${CXX:-clang++}" \
   -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DR3FUZZ_CUDA=OFF -DR3FUZZ_BUILD_TESTS=OFF -DR3FUZZ_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"
-cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" r3fuzz
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" r3fuzz_seed_corpus
 
 mkdir -p "$OUT"
 for t in "${TARGETS[@]}"; do cp "$BUILD/fuzz/libfuzzer/$t" "$OUT/"; done
@@ -27,7 +33,7 @@ for t in "${TARGETS[@]}"; do cp "$BUILD/fuzz/libfuzzer/$t" "$OUT/"; done
 # JSON files themselves).
 seeds="$BUILD/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds"
-"$BUILD/fuzz/cli/r3fuzz" seed --to-binary --out "$seeds" "$ROOT/corpus/production" "$ROOT/corpus/regression"
+"$BUILD/fuzz/libfuzzer/r3fuzz_seed_corpus" "$seeds" "$ROOT/corpus/production" "$ROOT/corpus/regression"
 if command -v zip >/dev/null; then
   (cd "$seeds" && zip -q -j "$OUT/r3fuzz_differential_fuzzer_seed_corpus.zip" ./*.bin)
   (cd "$ROOT/corpus" && zip -q -j "$OUT/r3fuzz_robustness_fuzzer_seed_corpus.zip" production/*.json "$seeds"/*.bin)

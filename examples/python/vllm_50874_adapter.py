@@ -5,8 +5,15 @@ Plain Python 3, standard library only. r3fuzz starts it once:
 
     r3fuzz run --impl 'external:python3 examples/python/vllm_50874_adapter.py' --mode concrete
 
-and sends one JSON request per line on stdin, one per capture call per (dp, tp) rank; this
-script answers one JSON line per request on stdout (docs/adapter-protocol.md). The capture
+Its hello asks for the batched exchange: r3fuzz sends one JSON line per case on stdin, holding
+the requests of every capture call and every (dp, tp) rank in order, and this script answers
+one JSON line holding the replies in the same order (docs/adapter-protocol.md). With
+--no-batch it speaks the unbatched exchange instead: one line per capture call per rank, one
+reply line for each. Both run the same handle() per request.
+
+Its replies say what each capture() assigned as source ranges ("copies": rows [a, b) of the
+routing tensor, or of the TP all-gather, went to buffer rows [0, b - a)), which is all a slice
+assignment is; with --rows they list every row's values instead (the larger "rows" reply). The capture
 below is written the way vLLM's capture() is: it reads the DP metadata of the forward
 context, picks the rows of this DP rank from the routing tensor it was handed, and assigns
 them to capture_buffer[:n_d, layer]. Only the forward context, the TP group and the buffer
@@ -40,6 +47,28 @@ def get_forward_context():
     return _forward_context
 
 
+class Rows:
+    """A routing tensor [n, K], or a slice of one, that knows where its rows come from, as a torch
+    view does: slicing copies nothing. The buffer can then record an assignment as the source
+    range it copies (a "copies" reply) rather than as every value (a "rows" reply)."""
+
+    def __init__(self, values, from_tp_gather=False, start=0, stop=None):
+        self.values = values
+        self.from_tp_gather = from_tp_gather
+        self.start = start
+        self.stop = len(values) if stop is None else stop
+
+    def __len__(self):
+        return self.stop - self.start
+
+    def __getitem__(self, index):  # slices with step 1, all the capture takes
+        lo, hi, _ = index.indices(len(self))
+        return Rows(self.values, self.from_tp_gather, self.start + lo, self.start + max(lo, hi))
+
+    def __iter__(self):
+        return iter(self.values[self.start:self.stop])
+
+
 class TPGroup:
     """The TP group of this rank: all_gather returns what the harness says the group holds."""
 
@@ -50,21 +79,27 @@ class TPGroup:
 
     def all_gather(self, tensor):
         self.used = True
-        return self._gathered
+        return Rows(self._gathered, from_tp_gather=True)
 
 
 class RecordingBuffer:
-    """capture_buffer[M, L, K]; remembers the rows assigned at a layer, in order."""
+    """capture_buffer[M, L, K]; remembers what is assigned at a layer, in order: the source
+    ranges (copies), or with as_rows every row's values."""
 
-    def __init__(self, rows, layers, top_k):
+    def __init__(self, rows, layers, top_k, as_rows=False):
         self.shape = (rows, layers, top_k)
+        self.as_rows = as_rows
         self.writes = []
 
     def assign(self, row_start, layer, rows):
         # Like the C++ model, a short slice writes the rows it holds (torch would raise on the
         # shape mismatch; the reference rejects those cases either way).
-        for i, values in enumerate(rows):
-            self.writes.append({"dst_row": row_start + i, "values": values})
+        if self.as_rows:
+            for i, values in enumerate(rows):
+                self.writes.append({"dst_row": row_start + i, "values": values})
+        else:
+            self.writes.append({"dst_row": row_start, "src_row": rows.start, "rows": len(rows),
+                                "from_tp_gather": rows.from_tp_gather})
 
 
 class RoutedExpertsCapturer:
@@ -126,34 +161,62 @@ class RoutedExpertsCapturer:
         self._buffer.assign(0, layer_id, rows)
 
 
-def handle(request):
+def handle(request, as_rows=False):
     global _forward_context
     meta = request["dp_metadata"]
     _forward_context = ForwardContext(None if meta is None else DPMetadata(meta["num_tokens_across_dp"],
                                                                            meta["local_sizes"]))
-    buffer = RecordingBuffer(*request["capture_buffer"])
+    buffer = RecordingBuffer(*request["capture_buffer"], as_rows=as_rows)
     tp_group = TPGroup(request["tp_size"], request.get("tp_all_gather"))
     capturer = RoutedExpertsCapturer(buffer, request["rank"]["dp"], tp_group)
     reply = {"id": request["id"]}
     try:
-        capturer.capture(request["layer"], request["topk_ids"])
+        capturer.capture(request["layer"], Rows(request["topk_ids"]))
     except (AssertionError, IndexError) as e:
         reply["error"] = str(e)
         return reply
     reply["branch"] = capturer.branch
-    reply["rows"] = buffer.writes
+    reply["rows" if as_rows else "copies"] = buffer.writes
     reply["tp_all_gather"] = tp_group.used
     return reply
 
 
+def hello(batch):
+    reply = {"type": "hello", "protocol": PROTOCOL, "name": "vllm-50874 (python)", "version": "1",
+             "replay_rows": "dispatch_group"}
+    if batch:
+        reply["batch"] = True
+    return reply
+
+
+def unpack(batch):
+    """The requests of a batch as the unbatched exchange sends them: a batch carries the case and
+    each distinct row tensor once, and its requests name the tensors by index."""
+    tensors = batch["tensors"]
+    for request in batch["requests"]:
+        request["case"] = batch["case"]
+        request["topk_ids"] = tensors[request["topk_ids"]]
+        if "tp_all_gather" in request:
+            request["tp_all_gather"] = tensors[request["tp_all_gather"]]
+        yield request
+
+
+def answer(request, batch, as_rows=False):
+    if request.get("type") == "hello":
+        return hello(batch)
+    if request.get("type") == "batch":
+        return {"replies": [handle(r, as_rows) for r in unpack(request)]}
+    return handle(request, as_rows)
+
+
 def main():
+    options = sys.argv[1:]
+    unknown = [a for a in options if a not in ("--no-batch", "--rows")]
+    if unknown:
+        sys.exit(f"usage: vllm_50874_adapter.py [--no-batch] [--rows] (unknown argument {unknown[0]!r})")
+    batch, as_rows = "--no-batch" not in options, "--rows" in options
     for line in sys.stdin:
-        request = json.loads(line)
-        if request.get("type") == "hello":
-            reply = {"type": "hello", "protocol": PROTOCOL, "name": "vllm-50874 (python)", "version": "1",
-                     "replay_rows": "dispatch_group"}
-        else:
-            reply = handle(request)
+        reply = answer(json.loads(line), batch, as_rows)
         sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "fuzz/adapter/batch.hpp"
 #include "fuzz/adapter/row_writes.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/strict_json.hpp"
@@ -130,7 +131,7 @@ Status ExternalImplementation::ensure_running() const {
   if (options_.stop && options_.stop->load()) return Error{"interrupted before the adapter started"};
   R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log, options_.stop));
   ++starts_;
-  R3_TRY(std::string line, exchange(hello_request().dump(), -1, options_.startup_timeout));
+  R3_TRY(std::string line, exchange(hello_request().dump(), "the hello", options_.startup_timeout));
   const Result<json> parsed = parse_json_strictly(line);
   if (!parsed) return fail(reply_problem("the adapter's hello", parsed.error()) + quote_line(line));
   const json& reply = *parsed;
@@ -148,10 +149,8 @@ Error ExternalImplementation::ended(const std::string& what, const std::string& 
               (unfinished.empty() ? std::string() : "; its unfinished line: " + quote_line(unfinished)));
 }
 
-// Sends one request line and returns the reply line; `id` < 0 is the hello.
-Result<std::string> ExternalImplementation::exchange(const std::string& request, int64_t id,
+Result<std::string> ExternalImplementation::exchange(const std::string& request, const std::string& what,
                                                      std::chrono::milliseconds timeout) const {
-  const std::string what = id < 0 ? std::string("the hello") : "request " + std::to_string(id);
   const auto sent = child_.write_all(request + "\n", deadline_after(timeout));
   if (!sent) {
     if (sent.error().message == "the adapter closed its stdin") return ended(what, "");
@@ -175,6 +174,49 @@ Result<std::string> ExternalImplementation::exchange(const std::string& request,
   return fail("unreachable");
 }
 
+// Call by call, rank by rank: the order an engine's ranks reach capture() in one step. Each
+// request is built just before it is sent, so a failure consumes the ids sent so far only.
+Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const json& case_json, const Step& step,
+                                                                        const BufferShape& buffer) const {
+  std::vector<CaptureReply> out;
+  for (const Call& call : step.calls) {
+    for (const RankView& view : call.ranks) {
+      const int64_t id = next_id_++;
+      const std::string what = "request " + std::to_string(id);
+      R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), what, options_.timeout));
+      const Result<json> parsed_reply = parse_json_strictly(line);
+      if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
+      const json& reply = *parsed_reply;
+      auto got_id = reply_id(reply);
+      if (!got_id) return fail("the reply to " + what + ": " + got_id.error().message + ": " + quote_line(line));
+      if (*got_id != id)
+        return fail("the reply to " + what + " carries id " + std::to_string(*got_id) + ": " + quote_line(line));
+      auto parsed = read_capture_reply(reply, buffer);
+      if (!parsed) return fail("the reply to " + what + ": " + parsed.error().message + ": " + quote_line(line));
+      out.push_back(std::move(*parsed));
+    }
+  }
+  return out;
+}
+
+// The same requests in one line, and their replies in one line. --adapter-timeout bounds that
+// one reply: a batch is one exchange, and a hung adapter is found as fast as unbatched.
+Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const json& case_json, const Step& step,
+                                                                         const BufferShape& buffer) const {
+  const int64_t first = next_id_;
+  size_t count = 0;
+  for (const Call& call : step.calls) count += call.ranks.size();
+  next_id_ += static_cast<int64_t>(count);
+  const std::string what = batch_name(first, count);
+  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
+  const Result<json> parsed_reply = parse_json_strictly(line);
+  if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
+  const json& reply = *parsed_reply;
+  auto replies = read_batch_reply(reply, first, count, buffer);
+  if (!replies) return fail("the reply to " + what + ": " + replies.error().message + ": " + quote_line(line));
+  return std::move(*replies);
+}
+
 Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, const Step& step) const {
   std::lock_guard lock(mutex_);
   R3_TRY_STATUS(ensure_running());
@@ -184,28 +226,12 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
   const BufferShape buffer{allocation.capture_rows, c.model.layers, c.model.top_k};
   const json case_json = case_to_json(c);
 
-  // Call by call, rank by rank: the order an engine's ranks reach capture() in one step.
+  R3_TRY(std::vector<CaptureReply> ordered,
+         hello_->batch ? exchange_batch(case_json, step, buffer) : exchange_each(case_json, step, buffer));
   std::map<std::tuple<int, int, int>, CaptureReply> replies;
-  for (const Call& call : step.calls) {
-    for (const RankView& view : call.ranks) {
-      const int64_t id = next_id_++;
-      R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), id, options_.timeout));
-      const Result<json> parsed_reply = parse_json_strictly(line);
-      if (!parsed_reply) {
-        return fail(reply_problem("the reply to request " + std::to_string(id), parsed_reply.error()) + quote_line(line));
-      }
-      const json& reply = *parsed_reply;
-      auto got_id = reply_id(reply);
-      if (!got_id) return fail("the reply to request " + std::to_string(id) + ": " + got_id.error().message + ": " + quote_line(line));
-      if (*got_id != id) {
-        return fail("the reply to request " + std::to_string(id) + " carries id " + std::to_string(*got_id) + ": " +
-                    quote_line(line));
-      }
-      auto parsed = read_capture_reply(reply, buffer);
-      if (!parsed) return fail("the reply to request " + std::to_string(id) + ": " + parsed.error().message + ": " + quote_line(line));
-      replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(*parsed));
-    }
-  }
+  size_t next = 0;
+  for (const Call& call : step.calls)
+    for (const RankView& view : call.ranks) replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(ordered[next++]));
 
   // A rank that wrote rows in some call has all its calls applied as rows, in call order.
   for (int r = 0; r < step.dp * step.tp; ++r) {

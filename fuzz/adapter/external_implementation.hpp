@@ -1,11 +1,12 @@
 // `external:COMMAND`: an implementation under test that lives in another process and speaks
 // the adapter protocol (docs/adapter-protocol.md). The command starts once; every capture
-// call of every rank becomes one request line and one reply line. What the replies ask for
+// call of every rank becomes one request line and one reply line, or, when the adapter's
+// hello says "batch": true, every case becomes one request line and one reply line. What the replies ask for
 // is applied to guarded buffers by the host executor (copies) or written as given (rows),
 // and the result is judged like any other concrete implementation.
 //
 // An adapter that times out, answers something that is not a valid reply, answers another
-// request, or dies makes run_concrete() return an Error quoting what it sent; the child is
+// request (or, batched, the wrong number of replies or replies out of order), or dies makes run_concrete() return an Error quoting what it sent; the child is
 // killed and reaped, and the next case starts a fresh one.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fuzz/adapter/child_process.hpp"
 #include "fuzz/adapter/protocol.hpp"
@@ -55,7 +57,15 @@ class ExternalImplementation final : public Implementation {
  private:
   Status ensure_running() const;
   Error fail(std::string message) const;  // kills the adapter, returns the message
-  Result<std::string> exchange(const std::string& request, int64_t id, std::chrono::milliseconds timeout) const;
+  // Sends one request line and returns the reply line; `what` names the request in errors.
+  Result<std::string> exchange(const std::string& request, const std::string& what,
+                               std::chrono::milliseconds timeout) const;
+  // The replies to every capture request of a step, call by call, rank by rank: one round
+  // trip per request, or one per case when the adapter's hello asked for batches.
+  Result<std::vector<CaptureReply>> exchange_each(const nlohmann::json& case_json, const Step& step,
+                                                  const BufferShape& buffer) const;
+  Result<std::vector<CaptureReply>> exchange_batch(const nlohmann::json& case_json, const Step& step,
+                                                   const BufferShape& buffer) const;
   Error ended(const std::string& what, const std::string& unfinished) const;
 
   ExternalOptions options_;

@@ -8,11 +8,10 @@
 #include "reference/provenance.hpp"
 
 namespace r3 {
-namespace {
 
 using nlohmann::json;
 
-json values_of(const RowTensor& tensor, int top_k) {
+json tensor_values(const RowTensor& tensor, int top_k) {
   json rows = json::array();
   for (const RowRun& run : tensor.runs()) {
     for (int64_t i = 0; i < run.length; ++i) {
@@ -24,6 +23,8 @@ json values_of(const RowTensor& tensor, int top_k) {
   }
   return rows;
 }
+
+namespace {
 
 Error field_error(std::string_view field, std::string_view what) {
   return Error{std::string(field) + ": " + std::string(what)};
@@ -103,7 +104,7 @@ json hello_request() { return {{"type", "hello"}, {"protocol", kAdapterProtocol}
 
 Result<AdapterHello> read_hello(const json& reply) {
   if (!reply.is_object()) return Error{"hello: expected a JSON object, got " + std::string(type_name(reply))};
-  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows"}));
+  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows", "batch"}));
   if (!reply.contains("protocol")) return Error{"hello: missing \"protocol\""};
   R3_TRY(std::string protocol, read_string(reply["protocol"], "hello.protocol"));
   if (protocol != kAdapterProtocol) {
@@ -128,14 +129,18 @@ Result<AdapterHello> read_hello(const json& reply) {
     else
       return Error{"hello.replay_rows: \"" + sizing + "\" is not one of max_num_tokens, dp_group, dispatch_group"};
   }
+  if (reply.contains("batch")) {
+    if (!reply["batch"].is_boolean())
+      return field_error("hello.batch", "expected true or false, got " + std::string(type_name(reply["batch"])));
+    hello.batch = reply["batch"].get<bool>();
+  }
   return hello;
 }
 
-json capture_request(int64_t id, const json& case_json, const Step& step, const Call& call, const RankView& view,
-                     const BufferShape& buffer) {
+json capture_request_fields(int64_t id, const Step& step, const Call& call, const RankView& view,
+                           const BufferShape& buffer) {
   json request = {{"type", "capture"},
                   {"id", id},
-                  {"case", case_json},
                   {"rank", {{"dp", view.dp}, {"tp", view.tp}}},
                   {"dp_size", step.dp},
                   {"tp_size", step.tp},
@@ -153,9 +158,16 @@ json capture_request(int64_t id, const json& case_json, const Step& step, const 
   } else {
     request["dp_metadata"] = nullptr;
   }
-  request["topk_ids"] = values_of(call.tensors[static_cast<size_t>(view.received)], buffer.top_k);
+  return request;
+}
+
+json capture_request(int64_t id, const json& case_json, const Step& step, const Call& call, const RankView& view,
+                     const BufferShape& buffer) {
+  json request = capture_request_fields(id, step, call, view, buffer);
+  request["case"] = case_json;
+  request["topk_ids"] = tensor_values(call.tensors[static_cast<size_t>(view.received)], buffer.top_k);
   RowTensor scratch;
-  if (step.tp > 1) request["tp_all_gather"] = values_of(copy_source(call, view, true, step.tp, scratch), buffer.top_k);
+  if (step.tp > 1) request["tp_all_gather"] = tensor_values(copy_source(call, view, true, step.tp, scratch), buffer.top_k);
   return request;
 }
 

@@ -30,6 +30,7 @@ struct AdapterHello {
   std::string name;
   std::string version;
   ReplaySizing replay_rows = ReplaySizing::dispatch_group;
+  bool batch = false;  // one request and one reply per case (fuzz/adapter/batch.hpp)
 };
 
 nlohmann::json hello_request();
@@ -39,6 +40,11 @@ Result<AdapterHello> read_hello(const nlohmann::json& reply);
 // The request for one rank in one capture call: what that rank's capture() sees.
 nlohmann::json capture_request(int64_t id, const nlohmann::json& case_json, const Step& step, const Call& call,
                                const RankView& view, const BufferShape& buffer);
+// The same without "case", "topk_ids" and "tp_all_gather": the fields a batch does not repeat.
+nlohmann::json capture_request_fields(int64_t id, const Step& step, const Call& call, const RankView& view,
+                                      const BufferShape& buffer);
+// A row tensor as the protocol sends it: one list of top_k int32 values per row.
+nlohmann::json tensor_values(const RowTensor& tensor, int top_k);
 
 
 // One capture-buffer row written by the adapter (at the request's layer).

@@ -3,8 +3,14 @@
 // signatures (the implementation's name aside) as the C++ model they mirror.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "fuzz/adapter/plugin.hpp"
@@ -57,8 +63,38 @@ TEST(PythonAdapters, Vllm50874AdapterAgreesWithTheModel) {
   expect_agreement("external:python3 " + kExamples + "vllm_50874_adapter.py", "vllm-50874", 3000, true);
 }
 
+// The same adapter over the unbatched exchange: one round trip per call per rank.
+TEST(PythonAdapters, Vllm50874AdapterAgreesWithTheModelUnbatched) {
+  expect_agreement("external:python3 " + kExamples + "vllm_50874_adapter.py --no-batch", "vllm-50874", 1000, true);
+}
+
 TEST(PythonAdapters, WrappedEngineCaptureAgreesWithThePre50874Model) {
   expect_agreement("external:python3 " + kExamples + "wrap_engine_capture.py", "vllm-pre-50874", 1500, false);
+}
+
+bool torch_importable() { return std::system("python3 -c 'import torch' >/dev/null 2>&1") == 0; }
+
+// The engine sample run unchanged on real torch tensors and a real int32 CPU buffer.
+TEST(PythonAdapters, TorchCaptureAdapterAgreesWithThePre50874Model) {
+  if (!torch_importable()) GTEST_SKIP() << "torch is not importable by python3 (python3 -c 'import torch' fails)";
+  expect_agreement("external:python3 " + kExamples + "torch_capture_adapter.py --engine engine_capture_sample:RoutedExpertsCapturer",
+                   "vllm-pre-50874", 1000, false);
+}
+
+// Without torch the adapter says so and exits 2 before it reads a request.
+TEST(PythonAdapters, TorchCaptureAdapterWithoutTorchSaysSoAndExits2) {
+  if (torch_importable()) GTEST_SKIP() << "torch is importable: the missing-torch path cannot run here";
+  const std::string err = testing::TempDir() + "torch_adapter_stderr.txt";
+  const int status = std::system(("python3 " + kExamples + "torch_capture_adapter.py </dev/null 2>" + err).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream in(err);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(),
+            "torch_capture_adapter.py: torch is missing (No module named 'torch'); install torch to run engine "
+            "capture code on real tensors, or use wrap_engine_capture.py\n");
+  std::remove(err.c_str());
 }
 
 }  // namespace

@@ -146,6 +146,86 @@ INSTANTIATE_TEST_SUITE_P(
                      "\"{\\\"id\\\": 2, \\\"rows\\\": [{\\\"dst_row\\\": 0, \\\"values\\\": [1]}]}\""}),
     [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
 
+// The batched exchange: the same adapter with and without batches, replying with copies or
+// with rows, judges the same, and the hello of each says which exchange it speaks.
+TEST(ExternalImplementation, BatchedAndUnbatchedExchangesJudgeAlike) {
+  auto batched = external(kGoodAdapter);
+  auto unbatched = external(kGoodAdapter + " --no-batch");
+  auto unbatched_rows = external(kGoodAdapter + " --no-batch --rows");
+  auto batched_rows = external(kGoodAdapter + " --rows");
+  ASSERT_TRUE(batched.connect().ok());
+  ASSERT_TRUE(unbatched.connect().ok());
+  EXPECT_TRUE(batched.hello()->batch);
+  EXPECT_FALSE(unbatched.hello()->batch);
+  // Micro-batches and DP chunking (two calls per rank each) beside one call of four ranks.
+  Case micro = make_case({2, 1, false, false}, 8, {3, 2}, Path::gathered, true);
+  micro.padding.mode = PaddingMode::dp_max;
+  micro.microbatches = 2;
+  Case chunked = make_case({2, 2, true, true}, 8, {5, 3}, Path::sp_shard);
+  chunked.dp_chunk = 2;
+  ASSERT_EQ(derive_step(micro).value().calls.size(), 2u);
+  ASSERT_EQ(derive_step(chunked).value().calls.size(), 2u);  // ceil(ceil(5 / 2) / 2) chunks
+  for (const Case& c : {make_case({2, 2, true, true}, 8, {2, 3}, Path::sp_shard), micro, chunked,
+                        make_case({2, 2, true, true}, 4, {1, 2}, Path::sp_shard)}) {
+    const Judgement a = run_and_judge(batched, c);
+    for (const ExternalImplementation* other : {&unbatched, &unbatched_rows, &batched_rows}) {
+      const Judgement b = run_and_judge(*other, c);
+      EXPECT_EQ(to_string(a.verdict), to_string(b.verdict)) << other->name();
+      EXPECT_EQ(a.branch, b.branch);
+      EXPECT_EQ(a.detail, b.detail);
+      ASSERT_EQ(a.ranks.size(), b.ranks.size());
+      for (size_t r = 0; r < a.ranks.size(); ++r) {
+        EXPECT_EQ(a.ranks[r].branches, b.ranks[r].branches);
+        EXPECT_EQ(a.ranks[r].tp_gathers, b.ranks[r].tp_gathers);
+      }
+    }
+  }
+  for (const ExternalImplementation* impl : {&batched, &unbatched, &unbatched_rows, &batched_rows})
+    EXPECT_EQ(impl->starts(), 1) << impl->name();
+}
+
+class BatchedAdapterFailure : public testing::TestWithParam<Misbehaviour> {};
+
+// A batched adapter that lies about its batch: the case is an adapter_error naming what is
+// wrong, the adapter is restarted for the next case, and ids go on counting across batches.
+TEST_P(BatchedAdapterFailure, IsAnErrorForTheCaseAndTheNextCaseRestartsTheAdapter) {
+  auto impl = external(misbehaving(GetParam().mode, 2), 2000);
+  EXPECT_EQ(run_and_judge(impl, one_rank()).verdict, Verdict::pass);  // batch [1]
+  EXPECT_EQ(run_error(impl, two_ranks()), GetParam().error);        // batch [2..3]
+  EXPECT_EQ(impl.starts(), 1);
+  const Judgement j = run_and_judge(impl, one_rank());  // batch [4], a fresh adapter's first
+  EXPECT_EQ(j.verdict, Verdict::pass) << j.detail;
+  EXPECT_EQ(impl.starts(), 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Protocol, BatchedAdapterFailure,
+    testing::Values(
+        Misbehaviour{"batch_count",
+                     "the reply to batch [2..3]: replies: expected 2 replies (one per reques"
+                     "t, in order), got 3: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", "
+                     "\\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather"
+                     "\\\": false}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 3, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"d...\" (427 bytes)"},
+        Misbehaviour{"batch_order",
+                     "the reply to batch [2..3]: replies[0] carries id 3, expected 2 (replie"
+                     "s come in request order): \"{\\\"replies\\\": [{\\\"id\\\": 3, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 2, \\\"rows\\\": 3, \\\"from_tp_gat"
+                     "her\\\": false}], \\\"tp_all_gather\\\": false}, {\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total"
+                     "\\\", \\\"copies\\\": [{\\\"d...\" (289 bytes)"},
+        Misbehaviour{"batch_short",
+                     "the reply to batch [2..3]: replies: expected 2 replies (one per reques"
+                     "t, in order), got 1: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", "
+                     "\\\"copies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather"
+                     "\\\": false}], \\\"tp_all_gather\\\": false}]}\""},
+        Misbehaviour{"batch_cut",
+                     "the adapter exited with status 4 before replying to batch [2..3]; its "
+                     "unfinished line: \"{\\\"replies\\\": [{\\\"id\\\": 2, \\\"branch\\\": \\\"naive_total\\\", \\\"c"
+                     "opies\\\": [{\\\"dst_row\\\": 0, \\\"src_row\\\": 0, \\\"rows\\\": 2, \\\"from_tp_gather\\\": fa"
+                     "lse}], \\\"tp_all_gather\\\": f\""},
+        Misbehaviour{"batch_sleep", "no reply to batch [2..3] within 2 s"}),
+    [](const testing::TestParamInfo<Misbehaviour>& info) { return info.param.mode; });
+
 TEST(ExternalImplementation, RequestIdsKeepCountingAcrossRestarts) {
   auto impl = external(misbehaving("garbage", 1), 2000);
   EXPECT_EQ(run_error(impl, one_rank()), "the reply to request 1 is not JSON: \"this is not json\"");

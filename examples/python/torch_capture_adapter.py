@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Runs an engine's capture method unchanged on real torch tensors under r3fuzz (adapter protocol
+"r3fuzz-adapter/1", batched exchange; --no-batch for one request per rank).
+
+    r3fuzz run --impl 'external:python3 examples/python/torch_capture_adapter.py --engine MODULE:CLASS' --mode concrete
+    torch_capture_adapter.py --engine MODULE:CLASS [--buffer-attr NAME]
+                             [--replay-rows max_num_tokens|dp_group|dispatch_group] [--no-batch]
+
+Needs torch (the CPU build is enough); without it, it says so and exits 2. Unlike
+wrap_engine_capture.py, which hands the engine list-backed stand-ins, everything the capture
+method computes with is torch:
+
+  topk_ids               -> torch.int32 tensor [n, K] of the rows this rank receives
+  the capture buffer     -> a real torch.int32 tensor [M, L, K] on the CPU, set as the capturer's
+                            attribute --buffer-attr (default _buffer) and filled with -1, a value
+                            no routing id takes (bit 31 is never set)
+  get_forward_context()  -> a context whose dp_metadata has num_tokens_across_dp_cpu (a torch
+                            int32 tensor) and local_sizes exactly as the request gives them
+  get_dp_group()         -> rank_in_group = the request's DP rank, world_size = dp_size
+  get_tp_group(), tensor_model_parallel_all_gather()
+                         -> all_gather returns the request's tp_all_gather as a torch tensor
+                            (and records that the rank issued it)
+
+After capture(layer, topk_ids) returns, the reply holds the rows of buffer[:, layer, :] that
+changed, in row order; an exception the capture raises (AssertionError, IndexError,
+RuntimeError, ValueError: torch raises these for shape mismatches and out-of-range writes) is the
+reply's error. The module's own names are swapped before each call (FAKES below), so the
+engine's code runs as it is.
+
+Pointing it at vLLM's capturer (vllm/model_executor/layers/fused_moe/routed_experts_capturer.py,
+with vLLM installed in the same Python):
+
+    --engine vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer \\
+    --buffer-attr <the attribute capture() writes into> --replay-rows dispatch_group
+
+vLLM builds that capturer through create() and init_buffer() from a model config, not from
+(M, L, K): when CLASS(M, L, K) raises TypeError the capturer is made without running __init__
+and only the buffer attribute is set, which is all capture() reads besides the fakes. If the
+engine's capture reads other attributes, set them in make_capturer(). The default engine,
+engine_capture_sample:RoutedExpertsCapturer, stands in for vLLM before PR #50874.
+"""
+import argparse
+import importlib
+import json
+import os
+import sys
+
+PROTOCOL = "r3fuzz-adapter/1"
+UNWRITTEN = -1  # what the buffer holds before capture(); no routing id has bit 31 set
+
+try:
+    import torch
+except ImportError as e:  # reported by main(), so --help still works
+    torch = None
+    TORCH_ERROR = str(e)
+
+
+def int32_rows(rows, top_k):
+    """The request's rows as an int32 tensor [n, K] (shape [0, K] when there are none)."""
+    return torch.tensor(rows, dtype=torch.int32).reshape(len(rows), top_k)
+
+
+class FakeDPMetadata:
+    def __init__(self, meta):
+        self.num_tokens_across_dp_cpu = torch.tensor(meta["num_tokens_across_dp"], dtype=torch.int32)
+        sizes = meta["local_sizes"]
+        self.local_sizes = None if sizes is None else list(sizes)
+
+
+class FakeForwardContext:
+    def __init__(self, request):
+        meta = request["dp_metadata"]
+        self.dp_metadata = None if meta is None else FakeDPMetadata(meta)
+
+
+class FakeGroup:
+    def __init__(self, rank, world_size, gathered=None):
+        self.rank_in_group = rank
+        self.world_size = world_size
+        self._gathered = gathered
+        self.gathered = False
+
+    def all_gather(self, tensor, dim=0):
+        self.gathered = True
+        return int32_rows(self._gathered, tensor.shape[-1])
+
+
+def make_capturer(engine_class, buffer_attr, buffer):
+    """The engine's capturer for one rank, holding `buffer` as its capture buffer."""
+    rows, layers, top_k = buffer.shape
+    try:
+        capturer = engine_class(rows, layers, top_k)
+    except TypeError:  # built from a config elsewhere (vLLM): capture() needs only the buffer
+        capturer = engine_class.__new__(engine_class)
+    setattr(capturer, buffer_attr, buffer)
+    return capturer
+
+
+def handle(module, engine_class, buffer_attr, request):
+    rows, layers, top_k = request["capture_buffer"]
+    context = FakeForwardContext(request)
+    dp_group = FakeGroup(request["rank"]["dp"], request["dp_size"])
+    tp_group = FakeGroup(request["rank"]["tp"], request["tp_size"], request.get("tp_all_gather"))
+    # FAKES: the names the engine module looks up at call time, swapped for this request.
+    module.get_forward_context = lambda: context
+    module.get_dp_group = lambda: dp_group
+    module.get_tp_group = lambda: tp_group
+    module.tensor_model_parallel_all_gather = lambda tensor, dim=0: tp_group.all_gather(tensor, dim)
+    buffer = torch.full((rows, layers, top_k), UNWRITTEN, dtype=torch.int32)
+    capturer = make_capturer(engine_class, buffer_attr, buffer)
+    layer = request["layer"]
+    reply = {"id": request["id"]}
+    try:
+        capturer.capture(layer, int32_rows(request["topk_ids"], top_k))
+    except (AssertionError, IndexError, RuntimeError, ValueError) as e:
+        reply["error"] = f"{type(e).__name__}: {e}"
+        return reply
+    # The rows that changed at this layer (a layer out of range raised above, as torch does).
+    plane = buffer[:, layer, :]
+    changed = (plane != UNWRITTEN).any(dim=1).nonzero().flatten().tolist()
+    reply["rows"] = [{"dst_row": r, "values": plane[r].tolist()} for r in changed]
+    reply["tp_all_gather"] = tp_group.gathered
+    return reply
+
+
+def unpack(batch):
+    """The requests of a batch as the unbatched exchange sends them (docs/adapter-protocol.md)."""
+    tensors = batch["tensors"]
+    for request in batch["requests"]:
+        request["case"] = batch["case"]
+        request["topk_ids"] = tensors[request["topk_ids"]]
+        if "tp_all_gather" in request:
+            request["tp_all_gather"] = tensors[request["tp_all_gather"]]
+        yield request
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", default="engine_capture_sample:RoutedExpertsCapturer",
+                        help="MODULE:CLASS of the capturer whose capture(layer_id, topk_ids) runs")
+    parser.add_argument("--buffer-attr", default="_buffer", help="the capturer attribute capture() writes into")
+    parser.add_argument("--replay-rows", default="max_num_tokens",
+                        choices=["max_num_tokens", "dp_group", "dispatch_group"])
+    parser.add_argument("--no-batch", action="store_true", help="one request per call per rank, not per case")
+    args = parser.parse_args()
+    if torch is None:
+        print(f"torch_capture_adapter.py: torch is missing ({TORCH_ERROR}); install torch to run engine "
+              f"capture code on real tensors, or use wrap_engine_capture.py", file=sys.stderr)
+        sys.exit(2)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    module_name, _, class_name = args.engine.partition(":")
+    if not module_name or not class_name:
+        parser.error(f"--engine needs MODULE:CLASS, got {args.engine!r}")
+    module = importlib.import_module(module_name)
+    engine_class = getattr(module, class_name)
+    for line in sys.stdin:
+        request = json.loads(line)
+        kind = request.get("type")
+        if kind == "hello":
+            reply = {"type": "hello", "protocol": PROTOCOL, "name": f"torch {args.engine}", "version": "1",
+                     "replay_rows": args.replay_rows}
+            if not args.no_batch:
+                reply["batch"] = True
+        elif kind == "batch":
+            reply = {"replies": [handle(module, engine_class, args.buffer_attr, r) for r in unpack(request)]}
+        else:
+            reply = handle(module, engine_class, args.buffer_attr, request)
+        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
