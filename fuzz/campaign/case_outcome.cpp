@@ -41,7 +41,15 @@ void judge_case_outcome(uint64_t seed, uint64_t index, const GeneratorOptions& g
     o.verdict = j.verdict;
     o.severity = j.severity;
     o.branch = branch_taken(j);
-    if (j.failed()) o.failing = j;
+    if (j.failed()) {
+      Judgement& kept = o.failing.emplace();
+      kept.impl = j.impl;
+      kept.verdict = j.verdict;
+      kept.severity = j.severity;
+      kept.branch = j.branch;
+      kept.detail = j.detail;
+      kept.allocation = j.allocation;
+    }
   }
 }
 

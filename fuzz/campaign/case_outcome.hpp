@@ -24,7 +24,9 @@ struct ImplOutcome {
   Severity severity = Severity::none;
   std::string branch;                // branch_taken()
   bool interrupted = false;          // a signal cut the judgement short: it says nothing
-  std::optional<Judgement> failing;  // the judgement, kept only when it failed
+  // The judgement, kept only when it failed, without its per-rank verdicts: copying those for every
+  // failing case cost more than judging, and a failure needs only its signature and words.
+  std::optional<Judgement> failing;
 };
 
 struct CaseOutcome {
