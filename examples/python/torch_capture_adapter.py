@@ -45,6 +45,8 @@ import json
 import os
 import sys
 
+from fake_parallel_context import fake_context
+
 PROTOCOL = "r3fuzz-adapter/1"
 UNWRITTEN = -1  # what the buffer holds before capture(); no routing id has bit 31 set
 
@@ -60,29 +62,11 @@ def int32_rows(rows, top_k):
     return torch.tensor(rows, dtype=torch.int32).reshape(len(rows), top_k)
 
 
-class FakeDPMetadata:
-    def __init__(self, meta):
-        self.num_tokens_across_dp_cpu = torch.tensor(meta["num_tokens_across_dp"], dtype=torch.int32)
-        sizes = meta["local_sizes"]
-        self.local_sizes = None if sizes is None else list(sizes)
-
-
-class FakeForwardContext:
-    def __init__(self, request):
-        meta = request["dp_metadata"]
-        self.dp_metadata = None if meta is None else FakeDPMetadata(meta)
-
-
-class FakeGroup:
-    def __init__(self, rank, world_size, gathered=None):
-        self.rank_in_group = rank
-        self.world_size = world_size
-        self._gathered = gathered
-        self.gathered = False
-
-    def all_gather(self, tensor, dim=0):
-        self.gathered = True
-        return int32_rows(self._gathered, tensor.shape[-1])
+def torch_tensor_of(values, like):
+    """A list as a torch int32 tensor: flat, or rows as wide as `like`'s."""
+    if like is None:
+        return torch.tensor(values, dtype=torch.int32)
+    return int32_rows(values, like.shape[-1])
 
 
 def make_capturer(engine_class, buffer_attr, buffer):
@@ -98,9 +82,7 @@ def make_capturer(engine_class, buffer_attr, buffer):
 
 def handle(module, engine_class, buffer_attr, request):
     rows, layers, top_k = request["capture_buffer"]
-    context = FakeForwardContext(request)
-    dp_group = FakeGroup(request["rank"]["dp"], request["dp_size"])
-    tp_group = FakeGroup(request["rank"]["tp"], request["tp_size"], request.get("tp_all_gather"))
+    context, dp_group, tp_group = fake_context(request, torch_tensor_of)
     # FAKES: the names the engine module looks up at call time, swapped for this request.
     module.get_forward_context = lambda: context
     module.get_dp_group = lambda: dp_group

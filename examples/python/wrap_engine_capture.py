@@ -24,6 +24,8 @@ import json
 import os
 import sys
 
+from fake_parallel_context import fake_context
+
 PROTOCOL = "r3fuzz-adapter/1"
 
 
@@ -79,31 +81,6 @@ class RecordingCaptureBuffer:
             self.writes.append({"dst_row": row, "values": list(v)})
 
 
-class FakeDPMetadata:
-    def __init__(self, meta):
-        self.num_tokens_across_dp_cpu = FakeTensor(meta["num_tokens_across_dp"])
-        sizes = meta["local_sizes"]
-        self.local_sizes = None if sizes is None else list(sizes)
-
-
-class FakeForwardContext:
-    def __init__(self, request):
-        meta = request["dp_metadata"]
-        self.dp_metadata = None if meta is None else FakeDPMetadata(meta)
-
-
-class FakeGroup:
-    def __init__(self, rank, world_size, gathered=None):
-        self.rank_in_group = rank
-        self.world_size = world_size
-        self._gathered = gathered
-        self.gathered = False
-
-    def all_gather(self, tensor, dim=0):
-        self.gathered = True
-        return FakeTensor(self._gathered)
-
-
 def make_capturer(engine_class, request):
     """The engine's capturer for one rank, with the recording buffer in place of its own."""
     rows, layers, top_k = request["capture_buffer"]
@@ -114,9 +91,7 @@ def make_capturer(engine_class, request):
 
 
 def handle(module, engine_class, request):
-    context = FakeForwardContext(request)
-    dp_group = FakeGroup(request["rank"]["dp"], request["dp_size"])
-    tp_group = FakeGroup(request["rank"]["tp"], request["tp_size"], request.get("tp_all_gather"))
+    context, dp_group, tp_group = fake_context(request, lambda values, like: FakeTensor(values))
     # The names the engine module looks up at call time (FAKES): swap them for this request.
     module.get_forward_context = lambda: context
     module.get_dp_group = lambda: dp_group
