@@ -46,6 +46,7 @@ import os
 import sys
 
 from fake_parallel_context import fake_context
+from vllm_50874_adapter import unpack  # the batch's requests as the unbatched exchange sends them
 
 PROTOCOL = "r3fuzz-adapter/1"
 UNWRITTEN = -1  # what the buffer holds before capture(); no routing id has bit 31 set
@@ -103,17 +104,6 @@ def handle(module, engine_class, buffer_attr, request):
     reply["rows"] = [{"dst_row": r, "values": plane[r].tolist()} for r in changed]
     reply["tp_all_gather"] = tp_group.gathered
     return reply
-
-
-def unpack(batch):
-    """The requests of a batch as the unbatched exchange sends them (docs/adapter-protocol.md)."""
-    tensors = batch["tensors"]
-    for request in batch["requests"]:
-        request["case"] = batch["case"]
-        request["topk_ids"] = tensors[request["topk_ids"]]
-        if "tp_all_gather" in request:
-            request["tp_all_gather"] = tensors[request["tp_all_gather"]]
-        yield request
 
 
 def main():

@@ -175,13 +175,17 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
 }
 
 bool DifferentialRunner::joins_known_finding(const Implementation& impl, const Judgement& j, const Case& c) const {
-  if (!known_findings_) return false;
+  const Signature signature = signature_of(j, c.path);
+  if (!known_findings_ || not_known_.count(signature)) return false;
   // A throwaway copy: a failure that starts a finding of its own must not make later ones known.
   FindingGrouper probe = *known_findings_;
   const FindingGrouper::Placement placed = probe.place(++placed_, impl, j, c);
-  if (placed.created || !probe.findings()[placed.finding].known) return false;
+  if (placed.created || !probe.findings()[placed.finding].known) {
+    not_known_.insert(signature);  // decided once per signature, as a known one is
+    return false;
+  }
   *known_findings_ = std::move(probe);
-  known_.insert(signature_of(j, c.path));
+  known_.insert(signature);
   return true;
 }
 

@@ -80,6 +80,7 @@ class DifferentialRunner {
   DifferentialConfig config_;
   std::vector<std::unique_ptr<Implementation>> impls_;
   mutable std::set<Signature> known_;
+  mutable std::set<Signature> not_known_;  // unknown signatures found to start findings of their own
   // Findings of the known regression cases; run() adds no finding of its own to it.
   mutable std::unique_ptr<FindingGrouper> known_findings_;
   mutable size_t placed_ = 0;
