@@ -20,8 +20,6 @@
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/seed/seed.hpp"
-#include "reference/layout.hpp"
-#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -37,22 +35,6 @@ struct SeedArgs {
   std::vector<std::string> inputs;
   Profile profile = kDefaultProfile;
 };
-
-// The case as the profile's engine runs it (fit_to_profile: idle ranks' dummy token, CUDA-graph
-// sizes clamped to M), recording the profile. Logged metadata that agrees with the step is
-// redundant and dropped; metadata that disagrees is a step no vLLM profile can run: an error.
-Result<Case> within_profile(Case c, Profile profile) {
-  if (profile != Profile::any && c.metadata) {
-    R3_TRY(Step step, derive_step(c));
-    if (step.rejection) {
-      return Error{"its metadata disagrees with the step (" + *step.rejection + "), which profile " +
-                   std::string(to_string(profile)) + " cannot run; seed it with --profile any"};
-    }
-  }
-  c = fit_to_profile(std::move(c), profile);
-  c.profile = profile;
-  return c;
-}
 
 // Files named on the command line, and the files inside named directories (recursively), sorted.
 Result<std::vector<fs::path>> expand(const std::vector<std::string>& inputs, bool json_only) {
@@ -123,7 +105,7 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   std::set<std::string> seen;
   int written = 0;
   for (Case& found : cases) {
-    Result<Case> fitted = within_profile(std::move(found), a.profile);
+    Result<Case> fitted = seed_in_profile(std::move(found), a.profile);
     if (!fitted.ok()) {
       errors.push_back(a.deployment + ": a case " + fitted.error().message);
       continue;

@@ -13,6 +13,7 @@
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/strict_json.hpp"
 #include "reference/layout.hpp"
+#include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -272,6 +273,20 @@ std::string seed_file_name(const std::string& name, const Case& c) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return name + "-" + hex + ".json";
+}
+
+// fit_to_profile gives idle ranks their dummy token and clamps CUDA-graph sizes to M.
+Result<Case> seed_in_profile(Case c, Profile profile) {
+  if (profile != Profile::any && c.metadata) {
+    R3_TRY(Step step, derive_step(c));
+    if (step.rejection) {
+      return Error{"its metadata disagrees with the step (" + *step.rejection + "), which profile " +
+                   std::string(to_string(profile)) + " cannot run; seed it with --profile any"};
+    }
+  }
+  c = fit_to_profile(std::move(c), profile);
+  c.profile = profile;
+  return c;
 }
 
 }  // namespace r3

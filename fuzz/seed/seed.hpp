@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reference/case.hpp"
+#include "reference/profile.hpp"
 #include "reference/error.hpp"
 
 namespace r3 {
@@ -43,6 +44,11 @@ Result<std::vector<Case>> cases_from_traffic(const Deployment& d);
 // One case per log line, the logged metadata as the override. Lines that do not parse or
 // disagree with the deployment are reported as "line N: ..." in `errors`, never dropped silently.
 std::vector<Case> cases_from_metadata_log(const Deployment& d, std::string_view log, std::vector<std::string>& errors);
+
+// A seeded case as the profile's engine runs it (fit_to_profile), recording the profile. Logged
+// metadata that agrees with the step is dropped as redundant; metadata that disagrees is a step no
+// vLLM profile can run: an error naming the disagreement.
+Result<Case> seed_in_profile(Case c, Profile profile);
 
 // The dedup key: the canonical binary encoding without note and expectation.
 std::string canonical_key(const Case& c);
