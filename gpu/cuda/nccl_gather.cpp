@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gpu/cuda/cuda_check.hpp"
+#include "gpu/cuda/cuda_handles.hpp"
 
 #define R3_NCCL_TRY(expr)                                                                              \
   do {                                                                                                 \
@@ -18,45 +20,18 @@
 namespace r3::gpu::detail {
 namespace {
 
-// Device memory on one GPU, freed on that GPU.
-struct DeviceBuffer {
-  int device = 0;
-  int32_t* ptr = nullptr;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr) {
-      cudaSetDevice(device);
-      cudaFree(ptr);
-    }
-  }
-  Status allocate(int dev, int64_t count) {
-    device = dev;
-    R3_CUDA_TRY(cudaSetDevice(dev));
-    R3_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&ptr), static_cast<size_t>(std::max<int64_t>(count, 1)) * 4));
-    return ok_status();
-  }
-};
+// A communicator of one GPU, destroyed on that GPU.
+using NcclComm = CudaOwned<ncclComm_t, &ncclCommDestroy>;
 
 class Nccl final : public NcclGather {
  public:
-  ~Nccl() override {
-    for (size_t g = 0; g < comms_.size(); ++g) {
-      cudaSetDevice(static_cast<int>(g));
-      if (streams_[g]) cudaStreamDestroy(streams_[g]);
-      if (comms_[g]) ncclCommDestroy(comms_[g]);
-    }
-  }
-
   Status init(int gpus) {
-    comms_.assign(static_cast<size_t>(gpus), nullptr);
-    streams_.assign(static_cast<size_t>(gpus), nullptr);
-    R3_NCCL_TRY(ncclCommInitAll(comms_.data(), gpus, nullptr));
-    for (int g = 0; g < gpus; ++g) {
-      R3_CUDA_TRY(cudaSetDevice(g));
-      R3_CUDA_TRY(cudaStreamCreate(&streams_[static_cast<size_t>(g)]));
-    }
+    std::vector<ncclComm_t> made(static_cast<size_t>(gpus), nullptr);
+    R3_NCCL_TRY(ncclCommInitAll(made.data(), gpus, nullptr));
+    comms_.resize(made.size());
+    for (int g = 0; g < gpus; ++g) comms_[static_cast<size_t>(g)].adopt(made[static_cast<size_t>(g)], g);
+    streams_.resize(made.size());
+    for (int g = 0; g < gpus; ++g) R3_TRY_STATUS(streams_[static_cast<size_t>(g)].create(g));
     return ok_status();
   }
 
@@ -74,14 +49,14 @@ class Nccl final : public NcclGather {
     for (const GatherPiece& p : op.pieces) base = std::min(base, p.dst), total += p.count;
     if (total == 0) return ok_status();
     // Each contribution on the GPU that owns it.
-    std::vector<DeviceBuffer> send(op.pieces.size());
+    std::vector<DeviceInts> send(op.pieces.size());
     for (size_t r = 0; r < op.pieces.size(); ++r) {
       const GatherPiece& p = op.pieces[r];
       const int owner = static_cast<int>(r) % n;
       R3_TRY_STATUS(send[r].allocate(owner, p.count));
-      R3_CUDA_TRY(cudaMemcpyPeer(send[r].ptr, owner, arena + p.src, 0, static_cast<size_t>(p.count) * 4));
+      R3_CUDA_TRY(cudaMemcpyPeer(send[r].data(), owner, arena + p.src, 0, static_cast<size_t>(p.count) * 4));
     }
-    std::vector<DeviceBuffer> recv(static_cast<size_t>(n));
+    std::vector<DeviceInts> recv(static_cast<size_t>(n));
     for (int g = 0; g < n; ++g) R3_TRY_STATUS(recv[static_cast<size_t>(g)].allocate(g, total));
 
     bool equal = static_cast<int>(op.pieces.size()) == n;
@@ -91,9 +66,9 @@ class Nccl final : public NcclGather {
     R3_NCCL_TRY(ncclGroupStart());
     if (equal) {
       for (int g = 0; g < n; ++g) {
-        R3_NCCL_TRY(ncclAllGather(send[static_cast<size_t>(g)].ptr, recv[static_cast<size_t>(g)].ptr,
-                                  static_cast<size_t>(op.pieces[0].count), ncclInt32, comms_[static_cast<size_t>(g)],
-                                  streams_[static_cast<size_t>(g)]));
+        R3_NCCL_TRY(ncclAllGather(send[static_cast<size_t>(g)].data(), recv[static_cast<size_t>(g)].data(),
+                                  static_cast<size_t>(op.pieces[0].count), ncclInt32, comms_[static_cast<size_t>(g)].get(),
+                                  streams_[static_cast<size_t>(g)].get()));
       }
     } else {
       for (size_t r = 0; r < op.pieces.size(); ++r) {
@@ -101,24 +76,24 @@ class Nccl final : public NcclGather {
         if (p.count == 0) continue;
         const int root = static_cast<int>(r) % n;
         for (int g = 0; g < n; ++g) {
-          int32_t* out = recv[static_cast<size_t>(g)].ptr + (p.dst - base);
-          R3_NCCL_TRY(ncclBroadcast(g == root ? send[r].ptr : out, out, static_cast<size_t>(p.count), ncclInt32, root,
-                                    comms_[static_cast<size_t>(g)], streams_[static_cast<size_t>(g)]));
+          int32_t* out = recv[static_cast<size_t>(g)].data() + (p.dst - base);
+          R3_NCCL_TRY(ncclBroadcast(g == root ? send[r].data() : out, out, static_cast<size_t>(p.count), ncclInt32, root,
+                                    comms_[static_cast<size_t>(g)].get(), streams_[static_cast<size_t>(g)].get()));
         }
       }
     }
     R3_NCCL_TRY(ncclGroupEnd());
     for (int g = 0; g < n; ++g) {
       R3_CUDA_TRY(cudaSetDevice(g));
-      R3_CUDA_TRY(cudaStreamSynchronize(streams_[static_cast<size_t>(g)]));
+      R3_CUDA_TRY(cudaStreamSynchronize(streams_[static_cast<size_t>(g)].get()));
     }
     // Every GPU must hold the same gathered tensor; GPU 0's goes back into the arena.
     std::vector<int32_t> first(static_cast<size_t>(total)), other(static_cast<size_t>(total));
     R3_CUDA_TRY(cudaSetDevice(0));
-    R3_CUDA_TRY(cudaMemcpy(first.data(), recv[0].ptr, first.size() * 4, cudaMemcpyDeviceToHost));
+    R3_CUDA_TRY(cudaMemcpy(first.data(), recv[0].data(), first.size() * 4, cudaMemcpyDeviceToHost));
     for (int g = 1; g < n; ++g) {
       R3_CUDA_TRY(cudaSetDevice(g));
-      R3_CUDA_TRY(cudaMemcpy(other.data(), recv[static_cast<size_t>(g)].ptr, other.size() * 4, cudaMemcpyDeviceToHost));
+      R3_CUDA_TRY(cudaMemcpy(other.data(), recv[static_cast<size_t>(g)].data(), other.size() * 4, cudaMemcpyDeviceToHost));
       if (other != first) {
         const auto at = std::mismatch(first.begin(), first.end(), other.begin()).first - first.begin();
         return Error{"nccl: GPU " + std::to_string(g) + "'s gathered tensor differs from GPU 0's at element " +
@@ -126,12 +101,13 @@ class Nccl final : public NcclGather {
       }
     }
     R3_CUDA_TRY(cudaSetDevice(0));
-    R3_CUDA_TRY(cudaMemcpy(arena + base, recv[0].ptr, first.size() * 4, cudaMemcpyDeviceToDevice));
+    R3_CUDA_TRY(cudaMemcpy(arena + base, recv[0].data(), first.size() * 4, cudaMemcpyDeviceToDevice));
     return ok_status();
   }
 
-  std::vector<ncclComm_t> comms_;
-  std::vector<cudaStream_t> streams_;
+  // Declared before the streams, so each GPU's stream goes before its communicator.
+  std::vector<NcclComm> comms_;
+  std::vector<CudaStream> streams_;
 };
 
 }  // namespace

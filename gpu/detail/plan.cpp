@@ -137,150 +137,210 @@ double planned_values(const Case& c, const Step& step, const Allocation& a) {
 
 struct RankCopy {
   CaptureJob job;
-  size_t wave = 0;
+  size_t wave = 0;  // copies of one rank run in order: its i-th copy of a call joins wave base + i
+};
+
+// The buffers the pipeline allocates for the case, or why the case is too large to plan (its
+// provenance values would not fit, or its device memory would exceed kMaxCaseValues).
+Result<Allocation> planned_allocation(const Case& c, const Step& step, const PlanSettings& settings) {
+  if (!provenance_fits(c)) {
+    return Error{"gpu: the case is too large for provenance values (at most dp " + std::to_string(kProvenanceMaxDp) +
+                 ", " + std::to_string(kProvenanceMaxRows) + " rows per rank, top_k " +
+                 std::to_string(kProvenanceMaxTopK) + ", 256 layers)"};
+  }
+  Allocation alloc = gpu_allocation(c, *settings.policy, settings.fault);
+  if (planned_values(c, step, alloc) > kMaxCaseValues) {
+    return Error{"gpu: the case needs more than 2^28 values of device memory; the concrete pipeline runs small cases"};
+  }
+  return alloc;
+}
+
+// Plans one step call by call, then places each rank's buffers once every write is known.
+class StepPlanner {
+ public:
+  StepPlanner(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out)
+      : c_(c), step_(step), settings_(settings), plan_(plan), out_(out), scans_(plan),
+        D_(step.dp), T_(step.tp), K_(c.model.top_k), L_(c.model.layers),
+        ranks_(static_cast<size_t>(D_) * T_), wide_replay_(out.allocation.replay_bits > 16),
+        shape_{out.allocation.capture_rows, L_, K_}, copies_(ranks_), replays_(ranks_), replay_rows_written_(ranks_, 0) {
+    if (settings.fault == Fault::layer_unchecked) shape_.layers = std::max(L_, step.layer + 1);  // no layer check
+    out_.ranks.resize(ranks_);
+  }
+
+  void plan_call(const Call& call) {
+    const std::vector<TensorRef> received = receive(call);
+    std::vector<CaptureCall> calls(ranks_);
+    const std::vector<bool> needs_tp_gather = decide(call, received, calls);
+    const std::vector<TensorRef> tp_gathered = gather_tp_groups(needs_tp_gather, received);
+    schedule_kernels(call, received, tp_gathered, calls);
+  }
+
+  void place_buffers() {
+    for (size_t r = 0; r < ranks_; ++r) place_rank(r);
+  }
+
+ private:
+  // Each rank's received tensor, built from the rows the ranks hold: on the gathered path the
+  // all-gatherv of every rank's segment, otherwise the call's tensor the rank received.
+  std::vector<TensorRef> receive(const Call& call) {
+    std::vector<TensorRef> received(ranks_);
+    if (step_.path == Path::gathered && call.metadata) {
+      std::vector<TensorRef> parts;
+      for (const Segment& seg : call.segments) {
+        RowTensor own;
+        own.append_slice(call.tensors[0], {seg.offset, seg.offset + seg.rows});
+        parts.push_back(materialize(plan_, own, K_));
+      }
+      const auto offsets = gather_offsets(call.segments, D_, T_, settings_.fault == Fault::tp_major_order);
+      const TensorRef gathered = all_gatherv(plan_, parts, offsets, K_, out_.gathered);
+      std::fill(received.begin(), received.end(), gathered);
+      return received;
+    }
+    std::map<int, TensorRef> held;
+    for (size_t r = 0; r < ranks_; ++r) {
+      const int index = call.ranks[r].received;
+      auto it = held.find(index);
+      if (it == held.end()) it = held.emplace(index, materialize(plan_, call.tensors[static_cast<size_t>(index)], K_)).first;
+      received[r] = it->second;
+    }
+    return received;
+  }
+
+  // The decisions, taken on the host from shapes (the fault applied); which DP ranks' decisions
+  // read the TP group's all-gatherv.
+  std::vector<bool> decide(const Call& call, const std::vector<TensorRef>& received, std::vector<CaptureCall>& calls) {
+    std::vector<bool> needs_tp_gather(static_cast<size_t>(D_), false);
+    for (size_t r = 0; r < ranks_; ++r) {
+      const RankView& view = call.ranks[r];
+      calls[r] = capture_call_for(step_, call, view, shape_);
+      CaptureDecision& decision = out_.ranks[r].calls.emplace_back();
+      settings_.policy->decide(calls[r], decision);
+      apply_decision_fault(settings_.fault, calls[r], received[r].rows, decision);
+      for (const Copy& copy : decision.copies)
+        if (copy.from_tp_gather) needs_tp_gather[static_cast<size_t>(view.dp)] = true;
+    }
+    return needs_tp_gather;
+  }
+
+  // TP all-gatherv of what each TP rank of a DP rank received (the SP shards on sp_shard), for
+  // the DP ranks that need it.
+  std::vector<TensorRef> gather_tp_groups(const std::vector<bool>& needs_tp_gather, const std::vector<TensorRef>& received) {
+    std::vector<TensorRef> tp_gathered(static_cast<size_t>(D_));
+    for (int d = 0; d < D_; ++d) {
+      if (!needs_tp_gather[static_cast<size_t>(d)]) continue;
+      std::vector<TensorRef> parts(received.begin() + d * T_, received.begin() + (d + 1) * T_);
+      std::vector<int64_t> offsets(static_cast<size_t>(T_));
+      for (int t = 1; t < T_; ++t)
+        offsets[static_cast<size_t>(t)] = offsets[static_cast<size_t>(t - 1)] + parts[static_cast<size_t>(t - 1)].rows;
+      tp_gathered[static_cast<size_t>(d)] = all_gatherv(plan_, parts, offsets, K_, out_.gathered);
+    }
+    return tp_gathered;
+  }
+
+  // The monolithic kernel's replay job and the capture jobs of every rank for this call.
+  void schedule_kernels(const Call& call, const std::vector<TensorRef>& received, const std::vector<TensorRef>& tp_gathered,
+                        const std::vector<CaptureCall>& calls) {
+    size_t most_copies = 0;
+    for (size_t r = 0; r < ranks_; ++r) {
+      if (c_.monolithic) {
+        R3_CHECK(received[r].rows == call.kernel_rows, "the monolithic kernel processes the received tensor");
+        replays_[r].push_back(
+            {ReplayJob{received[r].row0, received[r].rows, 0, K_, c_.model.experts, wide_replay_}, call.index});
+        replay_rows_written_[r] = std::max(replay_rows_written_[r], received[r].rows);
+      }
+      const CaptureDecision& decision = out_.ranks[r].calls.back();
+      most_copies = std::max(most_copies, decision.copies.size());
+      for (size_t i = 0; i < decision.copies.size(); ++i) {
+        const Copy& copy = decision.copies[i];
+        const TensorRef& src = copy.from_tp_gather ? tp_gathered[static_cast<size_t>(call.ranks[r].dp)] : received[r];
+        copies_[r].push_back({capture_job(copy, src, decision, calls[r]), wave_base_ + i});
+      }
+    }
+    wave_base_ += most_copies;
+  }
+
+  // One copy as a capture job; its destination is filled in once the buffer is placed.
+  CaptureJob capture_job(const Copy& copy, const TensorRef& src, const CaptureDecision& decision, const CaptureCall& call) {
+    CaptureJob job;
+    job.src = src.row0;
+    job.src_lo = src.lo;
+    job.src_hi = src.hi;
+    job.src_row = copy.src_row;
+    job.rows = copy.rows;
+    job.dst_row = copy.dst_row;
+    job.top_k = K_;
+    job.row_width = L_ * K_;
+    job.layer = step_.layer;
+    if (settings_.selection == Selection::device_offsets) {
+      if (auto source = device_offset_source(decision, call, settings_.fault)) {
+        const auto& [values, index] = *source;
+        job.offset_index = scans_.index_of(values, index);
+        const auto before = values.begin() + static_cast<std::ptrdiff_t>(std::min(index, values.size()));
+        job.src_row = copy.src_row - std::accumulate(values.begin(), before, int64_t{0});
+      }
+    }
+    return job;
+  }
+
+  // Rank r's capture (and replay) buffer, with back guards deep enough for the furthest planned
+  // write, and its jobs pointed at it.
+  void place_rank(size_t r) {
+    const Allocation& alloc = out_.allocation;
+    const int64_t width = int64_t{L_} * K_;
+    PlannedRank& rank = out_.ranks[r];
+    rank.dp = step_.calls.empty() ? static_cast<int>(r) / T_ : step_.calls.front().ranks[r].dp;
+    rank.tp = step_.calls.empty() ? static_cast<int>(r) % T_ : step_.calls.front().ranks[r].tp;
+    int64_t reach = alloc.capture_rows;  // rows up to the furthest element written
+    for (const RankCopy& rc : copies_[r]) {
+      if (rc.job.rows <= 0) continue;
+      const int64_t end = (rc.job.dst_row + rc.job.rows - 1) * width + int64_t{rc.job.layer} * K_ + K_;
+      reach = std::max(reach, ceil_div(end, width));
+    }
+    rank.capture = place(plan_, false, alloc.capture_rows, std::max(kMinGuardRows, reach - alloc.capture_rows), width,
+                         K_, Fill::untouched);
+    for (RankCopy& rc : copies_[r]) {
+      rc.job.dst = rank.capture.row0();
+      rc.job.dst_lo = rank.capture.offset;
+      rc.job.dst_hi = rank.capture.offset + rank.capture.elements();
+      if (plan_.capture_waves.size() <= rc.wave) plan_.capture_waves.resize(rc.wave + 1);
+      plan_.capture_waves[rc.wave].push_back(rc.job);
+    }
+    if (!c_.monolithic) return;
+    const int64_t rows = alloc.replay_rows.value_or(0);
+    rank.replay = place(plan_, !wide_replay_, rows, std::max(kMinGuardRows, replay_rows_written_[r] - rows), K_, K_,
+                        Fill::replay_unwritten);
+    for (auto& [job, wave] : replays_[r]) {
+      job.dst = rank.replay->row0();
+      if (plan_.replay_waves.size() <= wave) plan_.replay_waves.resize(wave + 1);
+      plan_.replay_waves[wave].push_back(job);
+    }
+  }
+
+  const Case& c_;
+  const Step& step_;
+  const PlanSettings& settings_;
+  DevicePlan& plan_;
+  PlannedCase& out_;
+  OffsetScans scans_;
+  const int D_, T_, K_, L_;
+  const size_t ranks_;
+  const bool wide_replay_;
+  BufferShape shape_;
+  std::vector<std::vector<RankCopy>> copies_;
+  std::vector<std::vector<std::pair<ReplayJob, size_t>>> replays_;  // with each job's wave (its call)
+  std::vector<int64_t> replay_rows_written_;
+  size_t wave_base_ = 0;
 };
 
 }  // namespace
 
 Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan) {
   R3_CHECK(settings.policy != nullptr, "a policy to decide with");
-  if (!provenance_fits(c)) {
-    return Error{"gpu: the case is too large for provenance values (at most dp " + std::to_string(kProvenanceMaxDp) +
-                 ", " + std::to_string(kProvenanceMaxRows) + " rows per rank, top_k " +
-                 std::to_string(kProvenanceMaxTopK) + ", 256 layers)"};
-  }
   PlannedCase out;
-  out.allocation = gpu_allocation(c, *settings.policy, settings.fault);
-  const Allocation& alloc = out.allocation;
-  if (planned_values(c, step, alloc) > kMaxCaseValues) {
-    return Error{"gpu: the case needs more than 2^28 values of device memory; the concrete pipeline runs small cases"};
-  }
-  const int D = step.dp, T = step.tp, K = c.model.top_k, L = c.model.layers;
-  const size_t rank_count = static_cast<size_t>(D) * T;
-  const bool wide_replay = alloc.replay_bits > 16;
-  BufferShape shape{alloc.capture_rows, L, K};
-  if (settings.fault == Fault::layer_unchecked) shape.layers = std::max(L, step.layer + 1);  // no layer check
-
-  out.ranks.resize(rank_count);
-  std::vector<std::vector<RankCopy>> copies(rank_count);
-  std::vector<int64_t> replay_rows_written(rank_count, 0);
-  std::vector<std::vector<std::pair<ReplayJob, size_t>>> replays(rank_count);
-  OffsetScans scans(plan);
-  size_t wave_base = 0;
-
-  for (const Call& call : step.calls) {
-    // Each rank's received tensor, built from the rows the ranks hold.
-    std::vector<TensorRef> received(rank_count);
-    if (step.path == Path::gathered && call.metadata) {
-      std::vector<TensorRef> parts;
-      for (const Segment& seg : call.segments) {
-        RowTensor own;
-        own.append_slice(call.tensors[0], {seg.offset, seg.offset + seg.rows});
-        parts.push_back(materialize(plan, own, K));
-      }
-      const auto offsets = gather_offsets(call.segments, D, T, settings.fault == Fault::tp_major_order);
-      const TensorRef gathered = all_gatherv(plan, parts, offsets, K, out.gathered);
-      std::fill(received.begin(), received.end(), gathered);
-    } else {
-      std::map<int, TensorRef> held;
-      for (size_t r = 0; r < rank_count; ++r) {
-        const int index = call.ranks[r].received;
-        auto it = held.find(index);
-        if (it == held.end()) it = held.emplace(index, materialize(plan, call.tensors[static_cast<size_t>(index)], K)).first;
-        received[r] = it->second;
-      }
-    }
-
-    // Decisions, taken on the host from shapes.
-    std::vector<CaptureCall> calls(rank_count);
-    std::vector<bool> needs_tp_gather(static_cast<size_t>(D), false);
-    for (size_t r = 0; r < rank_count; ++r) {
-      const RankView& view = call.ranks[r];
-      calls[r] = capture_call_for(step, call, view, shape);
-      CaptureDecision& decision = out.ranks[r].calls.emplace_back();
-      settings.policy->decide(calls[r], decision);
-      apply_decision_fault(settings.fault, calls[r], received[r].rows, decision);
-      for (const Copy& copy : decision.copies)
-        if (copy.from_tp_gather) needs_tp_gather[static_cast<size_t>(view.dp)] = true;
-    }
-    // TP all-gatherv of what each TP rank of the DP rank received (the SP shards on sp_shard).
-    std::vector<TensorRef> tp_gathered(static_cast<size_t>(D));
-    for (int d = 0; d < D; ++d) {
-      if (!needs_tp_gather[static_cast<size_t>(d)]) continue;
-      std::vector<TensorRef> parts(received.begin() + d * T, received.begin() + (d + 1) * T);
-      std::vector<int64_t> offsets(static_cast<size_t>(T));
-      for (int t = 1; t < T; ++t) offsets[static_cast<size_t>(t)] = offsets[static_cast<size_t>(t - 1)] + parts[static_cast<size_t>(t - 1)].rows;
-      tp_gathered[static_cast<size_t>(d)] = all_gatherv(plan, parts, offsets, K, out.gathered);
-    }
-
-    size_t most_copies = 0;
-    for (size_t r = 0; r < rank_count; ++r) {
-      const RankView& view = call.ranks[r];
-      if (c.monolithic) {
-        R3_CHECK(received[r].rows == call.kernel_rows, "the monolithic kernel processes the received tensor");
-        replays[r].push_back({ReplayJob{received[r].row0, received[r].rows, 0, K, c.model.experts, wide_replay}, call.index});
-        replay_rows_written[r] = std::max(replay_rows_written[r], received[r].rows);
-      }
-      const CaptureDecision& decision = out.ranks[r].calls.back();
-      most_copies = std::max(most_copies, decision.copies.size());
-      for (size_t i = 0; i < decision.copies.size(); ++i) {
-        const Copy& copy = decision.copies[i];
-        const TensorRef& src = copy.from_tp_gather ? tp_gathered[static_cast<size_t>(view.dp)] : received[r];
-        CaptureJob job;
-        job.src = src.row0;
-        job.src_lo = src.lo;
-        job.src_hi = src.hi;
-        job.src_row = copy.src_row;
-        job.rows = copy.rows;
-        job.dst_row = copy.dst_row;
-        job.top_k = K;
-        job.row_width = L * K;
-        job.layer = step.layer;
-        if (settings.selection == Selection::device_offsets) {
-          if (auto source = device_offset_source(decision, calls[r], settings.fault)) {
-            const auto& [values, index] = *source;
-            job.offset_index = scans.index_of(values, index);
-            job.src_row = copy.src_row - std::accumulate(values.begin(),
-                                                         values.begin() + static_cast<std::ptrdiff_t>(std::min(index, values.size())),
-                                                         int64_t{0});
-          }
-        }
-        copies[r].push_back({job, wave_base + i});
-      }
-    }
-    wave_base += most_copies;
-  }
-
-  // Buffers, with back guards deep enough for the furthest planned write.
-  const int64_t width = int64_t{L} * K;
-  for (size_t r = 0; r < rank_count; ++r) {
-    PlannedRank& rank = out.ranks[r];
-    rank.dp = step.calls.empty() ? static_cast<int>(r) / T : step.calls.front().ranks[r].dp;
-    rank.tp = step.calls.empty() ? static_cast<int>(r) % T : step.calls.front().ranks[r].tp;
-    int64_t reach = alloc.capture_rows;  // rows up to the furthest element written
-    for (const RankCopy& rc : copies[r]) {
-      if (rc.job.rows <= 0) continue;
-      const int64_t end = (rc.job.dst_row + rc.job.rows - 1) * width + int64_t{rc.job.layer} * K + K;
-      reach = std::max(reach, ceil_div(end, width));
-    }
-    rank.capture = place(plan, false, alloc.capture_rows, std::max(kMinGuardRows, reach - alloc.capture_rows), width, K,
-                         Fill::untouched);
-    for (RankCopy& rc : copies[r]) {
-      rc.job.dst = rank.capture.row0();
-      rc.job.dst_lo = rank.capture.offset;
-      rc.job.dst_hi = rank.capture.offset + rank.capture.elements();
-      if (plan.capture_waves.size() <= rc.wave) plan.capture_waves.resize(rc.wave + 1);
-      plan.capture_waves[rc.wave].push_back(rc.job);
-    }
-    if (!c.monolithic) continue;
-    const int64_t rows = alloc.replay_rows.value_or(0);
-    rank.replay = place(plan, !wide_replay, rows, std::max(kMinGuardRows, replay_rows_written[r] - rows), K, K, Fill::replay_unwritten);
-    for (auto& [job, wave] : replays[r]) {
-      job.dst = rank.replay->row0();
-      if (plan.replay_waves.size() <= wave) plan.replay_waves.resize(wave + 1);
-      plan.replay_waves[wave].push_back(job);
-    }
-  }
+  R3_TRY(out.allocation, planned_allocation(c, step, settings));
+  StepPlanner planner(c, step, settings, plan, out);
+  for (const Call& call : step.calls) planner.plan_call(call);
+  planner.place_buffers();
   return out;
 }
 

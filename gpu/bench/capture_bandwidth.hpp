@@ -1,5 +1,6 @@
 // Capture-kernel bandwidth against cudaMemcpy device-to-device on the same bytes, for
-// gpu/bench (defined in cuda_runner.cu, beside the kernels, to keep nvcc to one unit).
+// r3fuzz_gpu_bench (defined in capture_bandwidth.cu, its own nvcc unit, so the library does
+// not carry the benchmark).
 #pragma once
 
 #include <cstdint>
