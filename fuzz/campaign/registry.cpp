@@ -61,9 +61,11 @@ Made make_gpu(std::string_view policy, const ImplementationOptions& o) {
     if (!backend) return Error{"--backend: " + backend.error().message};
     options.backend = *backend;
   }
-  auto fault = gpu::parse_fault(o.fault);
-  if (!fault) return Error{"--fault: " + fault.error().message};
-  options.fault = *fault;
+  if (!o.fault.empty()) {
+    auto fault = parse_fault(o.fault);
+    if (!fault) return Error{"--fault: " + fault.error().message};
+    options.fault = *fault;
+  }
   R3_TRY(auto impl, gpu::make_gpu_implementation(options));
   return std::unique_ptr<Implementation>(std::move(impl));
 }

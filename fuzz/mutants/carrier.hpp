@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz/mutants/fault.hpp"
+#include "reference/fault.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "fuzz/oracle/judge.hpp"
 #include "gpu/detail/device_plan.hpp"
-#include "gpu/faults.hpp"
+#include "reference/fault.hpp"
 #include "gpu_test_support.hpp"
 
 namespace r3::gpu {
@@ -17,17 +17,6 @@ using testing::rows_before_start;
 using testing::rows_past_end;
 using testing::run;
 using testing::small_case;
-
-TEST(GpuFaultNames, ParseEveryTableNameAndRejectUnknownOnes) {
-  for (Fault f : all_faults()) EXPECT_EQ(*parse_fault(to_string(f)), f);
-  EXPECT_EQ(*parse_fault(""), Fault::none);
-  auto bad = parse_fault("tp-minor-order");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message,
-            "unknown gpu fault 'tp-minor-order'; valid faults: tp-major-order, unpadded-offset, no-trim, floor-sp, "
-            "skip-tp-gather, last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, replay-per-rank, "
-            "replay-dp-under-ep, chunk-row0");
-}
 
 TEST(GpuFaults, ReplayPerRankOverflowsByTheGatheredRowsBeyondM) {
   // TP2/DP2 EP SP, M = 4, tokens [4, 4]: G = 2 * 2 * 2 = 8 rows into a replay buffer of M = 4.

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/mutants/carrier.hpp"
-#include "fuzz/mutants/fault.hpp"
+#include "reference/fault.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/shrink/shrink.hpp"
