@@ -64,8 +64,8 @@ class ImplementationCache {
   std::map<std::string, std::unique_ptr<Implementation>> made_;
 };
 
-std::string outcome_text(std::string_view verdict, std::string_view severity) {
-  return std::string(verdict) + (severity.empty() ? "" : " (" + std::string(severity) + ")");
+std::string outcome_text(Verdict verdict, Severity severity) {
+  return std::string(to_string(verdict)) + (severity == Severity::none ? "" : " (" + std::string(to_string(severity)) + ")");
 }
 
 // 1 when a verdict differs from its file's "expect", or a file without one fails; 2 when a
@@ -126,7 +126,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
         continue;
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);
-      const std::string got = outcome_text(to_string(j.verdict), to_string(j.severity));
+      const std::string got = outcome_text(j.verdict, j.severity);
       std::cout << file << ": " << name << ": " << got;
       if (j.failed()) std::cout << " [" << signature_of(j, c->path).text() << "]";
       std::cout << " (" << to_string(*how) << ")";

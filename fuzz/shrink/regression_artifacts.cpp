@@ -46,7 +46,7 @@ Case regression_entry(const Case& minimal, const Judgement& judgement, const Imp
   Case entry = minimal;
   entry.note = std::string(note);
   entry.expect = Expectation{spec.fault.empty() ? spec.name : spec.name + "+" + spec.fault,
-                             std::string(to_string(judgement.verdict)), std::string(to_string(judgement.severity))};
+                             judgement.verdict, judgement.severity};
   return entry;
 }
 

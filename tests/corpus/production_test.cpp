@@ -57,7 +57,7 @@ TEST(ProductionCorpus, EveryCaseValidatesRoundTripsAndReplays) {
     const Judgement vllm = judge_named("vllm-50874", *c, *step);
     EXPECT_NE(vllm.severity, Severity::failure) << to_string(vllm.verdict) << ": " << vllm.detail;
     if (c->expect) {
-      EXPECT_EQ(c->expect->verdict, to_string(vllm.verdict));
+      EXPECT_EQ(c->expect->verdict, vllm.verdict);
     }
   }
 }

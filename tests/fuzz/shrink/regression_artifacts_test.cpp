@@ -47,7 +47,7 @@ TEST(RegressionArtifacts, EntryCarriesTheExpectation) {
   const Case entry = regression_entry(minimal_spurious_reject(), j, {"r3-fixed", "tp-major-order", ""}, "why");
   EXPECT_EQ(entry.note, "why");
   ASSERT_TRUE(entry.expect.has_value());
-  EXPECT_EQ(*entry.expect, (Expectation{"r3-fixed+tp-major-order", "spurious_reject", "failure"}));
+  EXPECT_EQ(*entry.expect, (Expectation{"r3-fixed+tp-major-order", Verdict::spurious_reject, Severity::failure}));
   Case without = entry;
   without.note.clear();
   without.expect.reset();
