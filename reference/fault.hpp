@@ -1,6 +1,6 @@
 // The named faults of the mutant table (docs/MUTANTS.md): bug classes injected into an
 // implementation that is otherwise correct, to measure how fast the harness finds each one.
-// One table for every carrier: the policy models (fuzz/mutants/faulty_policy.hpp) and the GPU
+// One table for every carrier: the policy models (fuzz/implementations/faulty_policy.hpp) and the GPU
 // pipeline (gpu/) name, describe and apply the same faults, and each change of an allocation or
 // a capture decision is written here once.
 #pragma once

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "fuzz/campaign/judge_case.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/campaign/judge_case.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"

@@ -29,7 +29,7 @@ TEST(GpuFaults, ReplayPerRankOverflowsByTheGatheredRowsBeyondM) {
     EXPECT_EQ(rows_past_end(rank.capture), 0);
   }
   const Step step = testing::step_of(c);
-  const Judgement j = judge_concrete(c, step, out, "gpu+fault:replay-per-rank");
+  const Judgement j = judge_concrete(c, step, out, "gpu+replay-per-rank");
   EXPECT_EQ(j.ranks[0].verdict, Verdict::overflow);
   EXPECT_EQ(j.ranks[0].detail, "replay buffer of dp 0 tp 0: 4 rows written past its end (it holds 4 rows)");
   // Without the fault the dispatch-group buffer (M * D * T = 16 rows) holds all 8.

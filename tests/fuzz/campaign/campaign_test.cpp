@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"

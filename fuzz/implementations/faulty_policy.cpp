@@ -1,4 +1,4 @@
-#include "fuzz/mutants/faulty_policy.hpp"
+#include "fuzz/implementations/faulty_policy.hpp"
 
 #include <algorithm>
 #include <numeric>
