@@ -15,7 +15,7 @@
 #include <rapidcheck.h>
 
 #include "fuzz/codec/case_json.hpp"
-#include "fuzz/mutants/carrier.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "tests/support/case_gen.hpp"
@@ -41,15 +41,7 @@ void row(const std::string& name, const char* contender, const Case& c, double s
 }
 
 // "vllm-50874", "r3-fixed+tp-major-order", "gpu+skip-tp-gather".
-Result<std::unique_ptr<Implementation>> subject(const std::string& spec) {
-  const size_t plus = spec.find('+');
-  std::optional<Fault> fault;
-  if (plus != std::string::npos) {
-    R3_TRY(Fault f, parse_fault(spec.substr(plus + 1)));
-    fault = f;
-  }
-  return make_subject(spec.substr(0, plus), fault);
-}
+Result<std::unique_ptr<Implementation>> subject(const std::string& spec) { return make_implementation(spec, {}); }
 
 int measure_file(const std::string& path, const std::string& spec) {
   auto c = read_case_file(path);

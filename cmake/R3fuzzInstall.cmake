@@ -1,6 +1,6 @@
 # The installable CMake package: `cmake --install` puts the headers, the static libraries
 # and the r3fuzz tool under the prefix, and find_package(r3fuzz) gives r3fuzz::r3fuzz, an
-# imported target that carries everything the C++ plug-in API (fuzz/adapter/plugin.hpp)
+# imported target that carries everything the C++ plug-in API (fuzz/plugin/plugin.hpp)
 # needs. Included at the end of the root CMakeLists.txt, once every target exists.
 #
 # The libraries to install are found by walking the link closure of r3fuzz_plugin, so a
@@ -94,7 +94,7 @@ if(TARGET r3fuzz)
   install(TARGETS r3fuzz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# Headers keep their project paths ("reference/case.hpp", "fuzz/adapter/plugin.hpp") under
+# Headers keep their project paths ("reference/case.hpp", "fuzz/plugin/plugin.hpp") under
 # include/r3fuzz, the include directory r3fuzz_reference exports.
 foreach(_dir IN ITEMS reference fuzz gpu)
   if(EXISTS "${PROJECT_SOURCE_DIR}/${_dir}")

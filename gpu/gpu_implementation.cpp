@@ -18,11 +18,11 @@ class Gpu final : public GpuImplementation {
   Gpu(GpuOptions options, std::unique_ptr<CapturePolicy> policy, std::unique_ptr<detail::Runner> runner)
       : options_(std::move(options)), policy_(std::move(policy)), runner_(std::move(runner)) {}
 
-  // "gpu", "gpu:r3-fixed" (another policy's decisions), "gpu+fault:no-trim": findings of
-  // different pipelines must never share a signature.
+  // "gpu", "gpu:r3-fixed" (another policy's decisions), "gpu+no-trim" (IMPL+FAULT, as every
+  // faulted implementation): findings of different pipelines must never share a signature.
   std::string name() const override {
     std::string text = options_.policy == GpuOptions{}.policy ? "gpu" : "gpu:" + options_.policy;
-    if (options_.fault != Fault::none) text += "+fault:" + std::string(to_string(options_.fault));
+    if (options_.fault != Fault::none) text += "+" + std::string(to_string(options_.fault));
     return text;
   }
 

@@ -30,7 +30,7 @@ class GpuImplementation : public Implementation {
   virtual std::vector<Result<ConcreteOutcome>> run_batch(std::span<const CaseAndStep> cases) const = 0;
 };
 
-// "gpu" or "gpu+fault:NAME". Errors: an unknown policy, or a backend this build or machine
+// "gpu", "gpu:POLICY", each optionally "+FAULT". Errors: an unknown policy, or a backend this build or machine
 // lacks ("backend virtual needs the CUDA build ...", "skipped: nccl needs 2 GPUs, found 1").
 Result<std::unique_ptr<GpuImplementation>> make_gpu_implementation(const GpuOptions& options);
 

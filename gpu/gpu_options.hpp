@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpu/faults.hpp"
+#include "reference/fault.hpp"
 #include "reference/error.hpp"
 
 namespace r3::gpu {

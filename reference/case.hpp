@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reference/error.hpp"
+#include "reference/verdict.hpp"
 
 namespace r3 {
 
@@ -57,8 +58,8 @@ struct MetadataOverride {
 // A regression entry's documented outcome.
 struct Expectation {
   std::string impl;
-  std::string verdict;
-  std::string severity;  // "failure", "latent" or "" for none
+  Verdict verdict = Verdict::pass;
+  Severity severity = Severity::none;
   bool operator==(const Expectation&) const = default;
 };
 

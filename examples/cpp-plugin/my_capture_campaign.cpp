@@ -8,7 +8,7 @@
 #include <numeric>
 #include <string>
 
-#include "fuzz/adapter/plugin.hpp"
+#include "fuzz/plugin/plugin.hpp"
 
 namespace {
 

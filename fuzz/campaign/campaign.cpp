@@ -56,8 +56,7 @@ Status write_finding(const CampaignOptions& options, const std::vector<Failure>&
                      Finding& f) {
   Case c = f.reproducer;
   c.profile = f.profile;
-  c.expect = Expectation{f.implementations.front(), std::string(to_string(f.verdict)),
-                         std::string(to_string(f.severity))};
+  c.expect = Expectation{f.implementations.front(), f.verdict, f.severity};
   std::string signatures;
   for (size_t i : f.failures) signatures += (signatures.empty() ? "" : ", ") + failures[i].signature.text();
   c.note = "finding " + std::to_string(index + 1) + " of r3fuzz run --seed " + std::to_string(options.seed) +
@@ -169,7 +168,7 @@ class CampaignMerge {
     f.judged_as = mode;
     f.c = o.generated.c;
     if (hooks_.shrink) adopt_shrunk(hooks_.shrink(f.c, impl, sig), impl, options_.mode, f);
-    f.c.expect = Expectation{name, std::string(to_string(j.verdict)), std::string(to_string(f.severity))};
+    f.c.expect = Expectation{name, j.verdict, f.severity};
     f.c.note = "found by r3fuzz run --seed " + std::to_string(options_.seed) + " (case #" + std::to_string(o.index) +
                ", judged " + std::string(to_string(f.judged_as)) + "): " + f.detail;
     R3_TRY(f.file, write_under_out(options_, finding_file_name(f.signature), f.c));

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz/campaign/grouping.hpp"
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/implementation.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/error.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/case.hpp"
 #include "reference/implementation.hpp"

@@ -1,5 +1,5 @@
 // r3fuzz exhaust [--max-dp 4] [--max-tp 4] [--max-tokens 9] [--max-m 9] [--impl A [--against B]]
-//                [--fault NAME] [--concrete] [--jobs N]
+//                [--fault NAME] [--mode symbolic|concrete|mixed] [--jobs N]
 // Every case of a bounded space (fuzz/exhaust/case_space.hpp), checked in parallel: A against
 // the reference, or A against B. Prints the smallest counterexample in the space's order or
 // "no difference within bounds: N cases checked". Exit 0 none, 1 a difference, 2 bad input.
@@ -19,7 +19,7 @@
 #include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/exhaust/search.hpp"
-#include "fuzz/mutants/carrier.hpp"
+#include "fuzz/implementations/registry.hpp"
 
 namespace r3 {
 namespace {
@@ -53,7 +53,7 @@ struct ExhaustFlags {
   std::string impl = "r3-fixed";
   std::string against;
   std::string fault;
-  bool concrete = false;
+  Mode mode = Mode::symbolic;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -69,19 +69,17 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
   R3_TRY_STATUS(validate(f.bounds));
   R3_TRY_STATUS(check_space_size(f.bounds));
   if (f.jobs < 1 || f.jobs > 1024) return Error{"--jobs: " + std::to_string(f.jobs) + " is out of range [1, 1024]"};
-  std::optional<Fault> fault;
-  if (!f.fault.empty()) {
-    R3_TRY(fault, parse_fault(f.fault));
-  }
-  R3_TRY(std::unique_ptr<Implementation> a, make_subject(f.impl, fault));
+  ImplementationOptions with_fault;
+  with_fault.fault = f.fault;
+  R3_TRY(std::unique_ptr<Implementation> a, make_implementation(f.impl, with_fault));
   std::unique_ptr<Implementation> b;
   if (!f.against.empty()) {
-    auto against = make_subject(f.against, std::nullopt);
+    auto against = make_implementation(f.against, {});
     if (!against.ok()) return as_flag_error(against.error(), "--against");
     b = std::move(against).value();
   }
-  const CaseCheck check = b ? differs_between(judge_implementation(*a, f.concrete), judge_implementation(*b, f.concrete))
-                            : differs_from_reference(judge_implementation(*a, f.concrete));
+  const CaseCheck check = b ? differs_between(judge_implementation(*a, f.mode), judge_implementation(*b, f.mode))
+                            : differs_from_reference(judge_implementation(*a, f.mode));
 
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -133,11 +131,14 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--experts", f->bounds.experts, "experts E (above 32767 to reach narrow-int16)")
       ->capture_default_str()
       ->transform(whole_number);
-  cmd->add_option("--impl", f->impl, "the implementation checked (a registry name)")->capture_default_str();
+  add_impl_option(*cmd, f->impl, "the one checked (default r3-fixed)");
   cmd->add_option("--against", f->against, "compare with this implementation instead of the reference");
-  cmd->add_option("--fault", f->fault, "inject this named fault (design.md's mutant table) into --impl");
-  cmd->add_flag("--concrete", f->concrete, "judge policy models on concrete values too (value faults)");
-  add_profile_option(*cmd, f->bounds.profile);
+  add_fault_option(*cmd, f->fault, "injected into --impl when it names none (as IMPL+FAULT would)");
+  CLI::Option* mode = add_mode_option(
+      *cmd, f->mode, "default symbolic; concrete judges policy models on real values too, where value faults show");
+  cmd->add_flag_callback("--concrete", [f] { f->mode = Mode::concrete; }, "the same as --mode concrete")
+      ->excludes(mode);
+  add_profile_option(*cmd, f->bounds.profile, "default vllm");
   cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
       ->transform(whole_number);
   cmd->callback([f, &outcome] {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/profile.hpp"
@@ -40,7 +41,7 @@ void add_explain_command(CLI::App& app, CommandOutcome& outcome) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Show a case's layout (ranks, SP shards, padding, gathered segments) and each policy's decision");
   cmd->add_option("case", f->case_path, "the case file (JSON, format r3fuzz-case/1)")->required();
-  cmd->add_flag("--json", f->json, "print the explanation as JSON instead of tables");
+  add_json_option(*cmd, f->json, "the explanation, instead of tables");
   cmd->callback([f, &outcome] {
     if (Status s = explain_command(*f); !s) outcome.fail("explain", s.error());
   });

@@ -11,6 +11,7 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
 #include "fuzz/cli/number_flags.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/mutants/carrier.hpp"
 #include "fuzz/mutants/report.hpp"
 
@@ -46,7 +47,7 @@ Result<int> mutants_command(MutantsFlags f) {
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
   // A carrier that is no implementation would measure nothing and report a perfect kill rate.
   for (const std::string& carrier : f.carriers) {
-    if (auto made = make_subject(carrier, std::nullopt); !made.ok()) return as_flag_error(made.error(), "--carrier");
+    if (auto made = make_implementation(carrier, {}); !made.ok()) return as_flag_error(made.error(), "--carrier");
   }
   std::vector<MutantResult> rows;
   for (const std::string& carrier : f.carriers) {
@@ -89,11 +90,11 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
       ->transform(signed_in(1));
   cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
                                              "vllm-pre-50874 (historical replay-per-rank), gpu)");
-  cmd->add_option("--fault", f->faults, "faults to measure (default: all of design.md's table)");
-  add_profile_option(*cmd, f->options.profile)
-      ->description("the steps mutants are hunted, shrunk and searched in (docs/layout-contract.md section 10): "
-                    "any (the default here: the faults are hypothetical bugs in any engine), vllm or vllm-legacy");
-  cmd->add_flag("--json", f->json, "print the matrix as one JSON document");
+  add_fault_option(*cmd, f->faults, "the ones to measure, repeatable (default: every fault of the table)");
+  add_profile_option(*cmd, f->options.profile,
+                     "the steps mutants are hunted, shrunk and searched in (default any: the faults are "
+                     "hypothetical bugs in any engine)");
+  add_json_option(*cmd, f->json, "the matrix");
   cmd->add_option("--markdown", f->markdown, "also write the matrix as a Markdown section to this file");
   cmd->add_flag("--no-shrink", f->no_shrink, "report first detections without shrinking them");
   cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")

@@ -5,9 +5,10 @@
 #include <map>
 #include <memory>
 
-#include "fuzz/campaign/judge_case.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -19,7 +20,7 @@ namespace {
 struct ReplayFlags {
   std::vector<std::string> paths;
   std::vector<std::string> impls;
-  std::string mode = "mixed";
+  Mode mode = Mode::mixed;
   bool allow_external_from_files = false;
 };
 
@@ -64,8 +65,8 @@ class ImplementationCache {
   std::map<std::string, std::unique_ptr<Implementation>> made_;
 };
 
-std::string outcome_text(std::string_view verdict, std::string_view severity) {
-  return std::string(verdict) + (severity.empty() ? "" : " (" + std::string(severity) + ")");
+std::string outcome_text(Verdict verdict, Severity severity) {
+  return std::string(to_string(verdict)) + (severity == Severity::none ? "" : " (" + std::string(to_string(severity)) + ")");
 }
 
 // 1 when a verdict differs from its file's "expect", or a file without one fails; 2 when a
@@ -76,8 +77,6 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     outcome.fail("replay", Error{std::move(message)});
     return 2;
   };
-  const Result<Mode> mode = parse_mode(f.mode);
-  if (!mode.ok()) return input_error(mode.error().message);
   std::vector<std::string> bad;
   const std::vector<std::string> files = case_files(f.paths, bad);
   if (files.empty() && bad.empty()) return input_error("no case files (*.json) in " + f.paths.front());
@@ -119,14 +118,14 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
         bad_file(file + ": " + impl.error().message);
         continue;
       }
-      const std::optional<JudgeMode> how = choose_judge_mode(*mode, **impl, *c);
+      const std::optional<JudgeMode> how = choose_judge_mode(f.mode, **impl, *c);
       if (!how) {
-        bad_file(file + ": " + name + " cannot be judged on this case in mode " + f.mode +
+        bad_file(file + ": " + name + " cannot be judged on this case in mode " + std::string(to_string(f.mode)) +
                  " (too large to run concretely)");
         continue;
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);
-      const std::string got = outcome_text(to_string(j.verdict), to_string(j.severity));
+      const std::string got = outcome_text(j.verdict, j.severity);
       std::cout << file << ": " << name << ": " << got;
       if (j.failed()) std::cout << " [" << signature_of(j, c->path).text() << "]";
       std::cout << " (" << to_string(*how) << ")";
@@ -173,10 +172,9 @@ void add_replay_command(CLI::App& app, CommandOutcome& outcome) {
   CLI::App* cmd = app.add_subcommand(
       "replay", "run saved cases and print each verdict; exit 1 when one differs from the file's \"expect\"");
   cmd->add_option("paths", f->paths, "case files, or directories of *.json case files")->required();
-  cmd->add_option("--impl", f->impls,
-                  "implementations to run, repeatable (default: the file's expect.impl, else vllm-50874 and "
-                  "vllm-pre-50874)");
-  cmd->add_option("--mode", f->mode, "concrete, symbolic or mixed (default: concrete when small enough)");
+  add_impl_option(*cmd, f->impls,
+                  "to run, repeatable (default: the file's expect.impl, else vllm-50874 and vllm-pre-50874)");
+  add_mode_option(*cmd, f->mode, "default mixed");
   cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
                 "run an external:COMMAND implementation named by a file's expect.impl (by default only the "
                 "command line names programs to run)");

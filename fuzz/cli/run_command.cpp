@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "fuzz/campaign/campaign.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
@@ -28,7 +28,7 @@ struct RunFlags {
   uint64_t seed = 1;
   double seconds = 0;
   int64_t cases = 0;
-  std::string mode = "mixed";
+  Mode mode = Mode::mixed;
   std::string out = "r3fuzz-out";
   std::vector<std::string> sizes;
   bool json = false;
@@ -81,9 +81,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   if (f.seconds > 0) o.max_seconds = f.seconds;
   if (f.cases > 0 || f.seconds <= 0) o.max_cases = f.cases > 0 ? f.cases : kDefaultCases;
   if (f.seconds > 0 && f.cases <= 0) o.max_cases.reset();
-  const Result<Mode> mode = parse_mode(f.mode);
-  if (!mode.ok()) return usage_error(mode.error().message);
-  o.mode = *mode;
+  o.mode = f.mode;
   o.out_dir = f.out;
   if (Status s = check_output_dir("--out", f.out); !s.ok()) return usage_error(s.error().message);
   o.strict = f.strict;
@@ -159,29 +157,24 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   auto f = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand("run", "run a differential campaign: generated cases, every implementation "
                                             "judged against the reference, failures written to --out");
-  cmd->add_option("--impl", f->impls,
-                  "implementation under test, repeatable, each at most once (default: vllm-50874 and vllm-pre-50874); known: " +
-                      known_implementation_names());
-  cmd->add_option("--seed", f->seed, "generator seed; the same seed and flags give the same cases (default 1)")
-      ->transform(unsigned_in(0));
+  add_impl_option(*cmd, f->impls, "under test, repeatable, each at most once (default: vllm-50874 and vllm-pre-50874)");
+  add_seed_option(*cmd, f->seed, "default 1");
   auto* time = cmd->add_option("--time", f->seconds, "stop after SEC seconds (at most 30 days)")
                    ->transform(seconds_up_to(kMaxRunSeconds));
   auto* cases = cmd->add_option("--cases", f->cases, "stop after N cases (default 10000 when --time is absent)")
                     ->transform(signed_in(1));
   time->excludes(cases);
-  cmd->add_option("--mode", f->mode,
-                  "concrete (real values, small layouts), symbolic (row ranges, any size) or mixed (concrete when "
-                  "small enough; default)");
-  cmd->add_option("--out", f->out,
-                  "directory for failing cases: one file per finding (finding-N-VERDICT.json) and one per unique "
-                  "signature (default r3fuzz-out)");
+  add_mode_option(*cmd, f->mode, "default mixed");
+  add_out_option(*cmd, f->out,
+                 "failing cases: one file per finding (finding-N-VERDICT.json) and one per unique signature "
+                 "(default r3fuzz-out)");
   cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
-  add_profile_option(*cmd, f->profile);
+  add_profile_option(*cmd, f->profile, "default vllm");
   cmd->add_option("--jobs", f->jobs,
                   "worker threads judging cases (default: every core, " + std::to_string(f->jobs) +
                       " here); the report of --cases N is the same for every count")
       ->transform(signed_in(1, 1024));
-  cmd->add_flag("--json", f->json, "print the summary as one JSON document");
+  add_json_option(*cmd, f->json, "the campaign's summary");
   cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
   cmd->add_flag("--no-shrink", f->no_shrink,
                 "write each unique failure as found, without shrinking it first (fuzz/shrink; default: shrink)");
@@ -193,7 +186,7 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
   cmd->add_option("--selection", f->selection,
                   "how the gpu implementation selects rows: host-decision (default) or device-offsets");
-  cmd->add_option("--fault", f->fault, "a named fault to inject into implementations that take one");
+  add_fault_option(*cmd, f->fault, "injected into every --impl that names none (as IMPL+FAULT would)");
   cmd->add_option("--adapter-timeout", f->adapter_timeout,
                   "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5, "
                   "at most 3600)")

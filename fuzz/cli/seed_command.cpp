@@ -158,11 +158,11 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
                                              "between readable JSON and fuzz inputs");
   cmd->add_option("--deployment", args->deployment, "A deployment description (docs/FUZZING.md, section 'Seeding from production')");
   cmd->add_option("--log", args->log, "A metadata log: one JSON line per step (needs --deployment)");
-  cmd->add_option("--out", args->out, "Directory the cases or converted files go to")->required();
+  add_out_option(*cmd, args->out, "the cases or converted files (required)")->required();
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
   cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
-  add_profile_option(*cmd, args->profile);
+  add_profile_option(*cmd, args->profile, "default vllm");
   cmd->callback([args, &outcome] { run(*args, outcome); });
 }
 

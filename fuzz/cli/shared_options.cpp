@@ -3,30 +3,79 @@
 #include <functional>
 #include <string>
 
+#include "fuzz/cli/number_flags.hpp"
+#include "fuzz/implementations/registry.hpp"
+
 namespace r3 {
 namespace {
 
-CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set) {
+std::string help(std::string_view shared, std::string_view use) {
+  return std::string(shared) + (use.empty() ? "" : "; " + std::string(use));
+}
+
+std::string impl_help(std::string_view use) {
+  return help(std::string(kImplHelp) + " (known: " + known_implementation_names() + ")", use);
+}
+
+CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set, std::string_view use) {
   return cmd
       .add_option_function<std::string>(
           "--profile",
           [set = std::move(set)](const std::string& name) {
             if (auto parsed = parse_profile(name)) set(*parsed);
           },
-          "which steps the engine can run, and so which cases are produced (docs/layout-contract.md "
-          "section 10): vllm (current vLLM main; the default), vllm-legacy (vLLM with MoE DP chunking), "
-          "any (everything the case format allows, CUDA-graph sizes above M included)")
+          help(kProfileHelp, use))
       ->check(CLI::IsMember({"vllm", "vllm-legacy", "any"}));
 }
 
 }  // namespace
 
-CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile) {
-  return add_profile(cmd, [&profile](Profile p) { profile = p; });
+CLI::Option* add_impl_option(CLI::App& cmd, std::string& impl, std::string_view use) {
+  return cmd.add_option("--impl", impl, impl_help(use));
 }
 
-CLI::Option* add_profile_option(CLI::App& cmd, std::optional<Profile>& profile) {
-  return add_profile(cmd, [&profile](Profile p) { profile = p; });
+CLI::Option* add_impl_option(CLI::App& cmd, std::vector<std::string>& impls, std::string_view use) {
+  return cmd.add_option("--impl", impls, impl_help(use));
+}
+
+CLI::Option* add_fault_option(CLI::App& cmd, std::string& fault, std::string_view use) {
+  return cmd.add_option("--fault", fault, help(kFaultHelp, use));
+}
+
+CLI::Option* add_fault_option(CLI::App& cmd, std::vector<std::string>& faults, std::string_view use) {
+  return cmd.add_option("--fault", faults, help(kFaultHelp, use));
+}
+
+CLI::Option* add_mode_option(CLI::App& cmd, Mode& mode, std::string_view use) {
+  return cmd
+      .add_option_function<std::string>(
+          "--mode", [&mode](const std::string& text) { mode = *parse_mode(text); }, help(kModeHelp, use))
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto parsed = parse_mode(text);
+            return parsed ? std::string() : parsed.error().message;
+          },
+          "MODE"));
+}
+
+CLI::Option* add_seed_option(CLI::App& cmd, uint64_t& seed, std::string_view use) {
+  return cmd.add_option("--seed", seed, help(kSeedHelp, use))->transform(unsigned_in(0));
+}
+
+CLI::Option* add_out_option(CLI::App& cmd, std::string& out, std::string_view use) {
+  return cmd.add_option("--out", out, help(kOutHelp, use));
+}
+
+CLI::Option* add_json_option(CLI::App& cmd, bool& json, std::string_view use) {
+  return cmd.add_flag("--json", json, help(kJsonHelp, use));
+}
+
+CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile, std::string_view use) {
+  return add_profile(cmd, [&profile](Profile p) { profile = p; }, use);
+}
+
+CLI::Option* add_profile_option(CLI::App& cmd, std::optional<Profile>& profile, std::string_view use) {
+  return add_profile(cmd, [&profile](Profile p) { profile = p; }, use);
 }
 
 }  // namespace r3

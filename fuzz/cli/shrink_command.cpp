@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "fuzz/campaign/campaign.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/number_flags.hpp"
@@ -19,7 +19,6 @@
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/terminal_text.hpp"
-#include "fuzz/mutants/carrier.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/shrink/regression_artifacts.hpp"
@@ -39,7 +38,7 @@ struct ShrinkFlags {
   std::string impl;
   std::string fault;
   std::string backend;
-  std::string mode = "mixed";
+  Mode mode = Mode::mixed;
   std::string out;
   double max_seconds = 60;
   int64_t max_judgements = 100000;
@@ -57,34 +56,31 @@ Result<Case> load_case(const ShrinkFlags& f) {
   return c;
 }
 
-// --impl and --fault, or the case's own "expect" (a regression entry names "impl+fault").
+// --impl (IMPL or IMPL+FAULT) and --fault, or the case's own "expect" (a regression entry
+// names IMPL+FAULT).
 Result<ImplementationSpec> implementation_spec(const ShrinkFlags& f, const Case& c) {
-  ImplementationSpec spec{f.impl, f.fault, f.backend};
-  if (!spec.name.empty()) return spec;
-  if (!c.expect || c.expect->impl.empty()) {
-    return Error{"--impl: not given, and the case has no \"expect\" naming an implementation to take it from"};
+  std::string text = f.impl;
+  if (text.empty()) {
+    if (!c.expect || c.expect->impl.empty()) {
+      return Error{"--impl: not given, and the case has no \"expect\" naming an implementation to take it from"};
+    }
+    // Files are data, never commands (docs/SECURITY.md).
+    if (names_external_command(c.expect->impl) && !f.allow_external_from_files) {
+      return Error{terminal_safe(external_from_file_refusal(c.expect->impl))};
+    }
+    text = c.expect->impl;
   }
-  // Files are data, never commands (docs/SECURITY.md).
-  if (names_external_command(c.expect->impl) && !f.allow_external_from_files) {
-    return Error{terminal_safe(external_from_file_refusal(c.expect->impl))};
-  }
-  spec.name = c.expect->impl;
-  if (const size_t plus = spec.name.find('+'); plus != std::string::npos && spec.fault.empty()) {
-    spec.fault = spec.name.substr(plus + 1);
-    spec.name.resize(plus);
-  }
-  return spec;
+  R3_TRY(ImplementationName name, parse_implementation_name(text));
+  R3_TRY(name, with_fault_flag(std::move(name), f.fault));
+  const std::string fault = name.fault == Fault::none ? "" : std::string(to_string(name.fault));
+  return ImplementationSpec{name.base, fault, f.backend};
 }
 
 Result<std::unique_ptr<Implementation>> build(const ImplementationSpec& spec) {
-  if (spec.fault.empty() || !spec.backend.empty()) {
-    ImplementationOptions options;
-    options.backend = spec.backend;
-    options.fault = spec.fault;
-    return make_implementation(spec.name, options);
-  }
-  R3_TRY(Fault fault, parse_fault(spec.fault));
-  return make_subject(spec.name, fault);
+  ImplementationOptions options;
+  options.backend = spec.backend;
+  options.fault = spec.fault;
+  return make_implementation(spec.name, options);
 }
 
 Status write_text(const fs::path& path, const std::string& text) {
@@ -110,9 +106,7 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   if (!spec.ok()) return input_error(spec.error());
   Result<std::unique_ptr<Implementation>> impl = build(*spec);
   if (!impl.ok()) return input_error(impl.error());
-  Result<Mode> mode = parse_mode(f.mode);
-  if (!mode.ok()) return input_error(mode.error());
-  Result<JudgeMode> how = judge_mode_for(**impl, *input, *mode);
+  Result<JudgeMode> how = judge_mode_for(**impl, *input, f.mode);
   if (!how.ok()) return input_error(how.error());
 
   ShrinkOptions options;
@@ -176,23 +170,19 @@ void add_shrink_command(CLI::App& app, CommandOutcome& outcome) {
                 "corpus/regression entry and a GoogleTest regression TEST");
   cmd->add_option("case", f->input, "the failing case (r3fuzz-case/1 JSON)");
   cmd->add_option("--from-bytes", f->from_bytes, "a libFuzzer crash file (binary case format) instead of JSON");
-  cmd->add_option("--impl", f->impl,
-                  "implementation the case fails on (default: the case's expect.impl); known: " +
-                      known_implementation_names());
-  cmd->add_option("--fault", f->fault, "a named fault injected into the implementation (design.md's mutants)");
+  add_impl_option(*cmd, f->impl, "the one the case fails on (default: the case's expect.impl)");
+  add_fault_option(*cmd, f->fault, "injected into --impl when it names none (as IMPL+FAULT would)");
   cmd->add_option("--backend", f->backend, "backend of the gpu implementation");
-  cmd->add_option("--mode", f->mode,
-                  "how the input is judged, then every candidate the same way: concrete, symbolic or mixed "
-                  "(concrete when small enough; default)");
-  cmd->add_option("--out", f->out, "directory for the minimized case, the regression entry and the test "
-                                   "(default: the input's directory)");
+  add_mode_option(*cmd, f->mode, "the input's mode, then every candidate's (default mixed)");
+  add_out_option(*cmd, f->out,
+                 "the minimized case, the regression entry and the test (default: the input's directory)");
   cmd->add_option("--max-seconds", f->max_seconds, "stop shrinking after SEC seconds (default 60, at most 86400)")
       ->transform(seconds_up_to(kMaxShrinkSeconds));
   cmd->add_option("--max-judgements", f->max_judgements, "stop after judging N candidates (default 100000)")
       ->transform(signed_in(1));
-  add_profile_option(*cmd, f->profile)
-      ->description("every candidate stays inside this profile (docs/layout-contract.md section 10); default: "
-                    "the case's \"profile\", else the narrowest one it lies in (vllm, vllm-legacy, any)");
+  add_profile_option(*cmd, f->profile,
+                     "every candidate stays inside it (default: the case's \"profile\", else the narrowest one it "
+                     "lies in)");
   cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
                 "run an external:COMMAND implementation named by the case's expect.impl (by default only the "
                 "command line names programs to run)");

@@ -3,7 +3,6 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/oracle/verdict.hpp"
 #include "reference/limits.hpp"
 #include "reference/validate.hpp"
 
@@ -216,11 +215,15 @@ Result<Case> decode(Reader& r, const BinaryLimits& lim) {
   if (kinds & kind::expect) {
     Expectation e;
     R3_TRY(e.impl, r.text("expect.impl", lim.max_text));
-    R3_TRY(e.verdict, r.text("expect.verdict", lim.max_text));
-    R3_TRY(e.severity, r.text("expect.severity", lim.max_text));
+    R3_TRY(const std::string verdict, r.text("expect.verdict", lim.max_text));
+    R3_TRY(const std::string severity, r.text("expect.severity", lim.max_text));
     if (e.impl.empty()) return Error{"expect.impl: must name an implementation, got an empty string"};
-    if (auto v = parse_verdict(e.verdict); !v) return Error{"expect." + v.error().message};
-    if (auto s = parse_severity(e.severity); !s) return Error{"expect." + s.error().message};
+    auto v = parse_verdict(verdict);
+    if (!v) return Error{"expect." + v.error().message};
+    auto s = parse_severity(severity);
+    if (!s) return Error{"expect." + s.error().message};
+    e.verdict = *v;
+    e.severity = *s;
     c.expect = std::move(e);
   }
   if (kinds & kind::profile) {
@@ -317,8 +320,8 @@ std::vector<uint8_t> case_to_binary(const Case& c) {
   if (!c.note.empty()) w.text(c.note);
   if (c.expect) {
     w.text(c.expect->impl);
-    w.text(c.expect->verdict);
-    w.text(c.expect->severity);
+    w.text(std::string(to_string(c.expect->verdict)));
+    w.text(std::string(to_string(c.expect->severity)));
   }
   if (c.profile) w.varint(static_cast<int64_t>(*c.profile));
   return w.take();

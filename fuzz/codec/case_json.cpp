@@ -9,7 +9,6 @@
 
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/strict_json.hpp"
-#include "fuzz/oracle/verdict.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -169,12 +168,15 @@ Result<Expectation> read_expect(const json& v) {
   R3_TRY(e.impl, read_string(*impl, o.path("impl")));
   if (e.impl.empty()) return Error{"expect.impl: must name an implementation, got an empty string"};
   R3_TRY(const json* verdict, o.require("verdict"));
-  R3_TRY(e.verdict, read_string(*verdict, o.path("verdict")));
-  if (auto parsed = parse_verdict(e.verdict); !parsed) return Error{"expect." + parsed.error().message};
+  R3_TRY(const std::string verdict_text, read_string(*verdict, o.path("verdict")));
+  auto parsed_verdict = parse_verdict(verdict_text);
+  if (!parsed_verdict) return Error{"expect." + parsed_verdict.error().message};
+  e.verdict = *parsed_verdict;
   if (const json* severity = o.find("severity"); severity && !severity->is_null()) {
-    R3_TRY(e.severity, read_string(*severity, o.path("severity")));
-    if (auto parsed = parse_severity(e.severity); !parsed) return Error{"expect." + parsed.error().message};
-    if (e.severity == "null") e.severity.clear();
+    R3_TRY(const std::string severity_text, read_string(*severity, o.path("severity")));
+    auto parsed = parse_severity(severity_text);
+    if (!parsed) return Error{"expect." + parsed.error().message};
+    e.severity = *parsed;
   }
   return e;
 }
@@ -287,8 +289,8 @@ J build(const Case& c) {
   if (c.expect) {
     J expect = J::object();
     expect["impl"] = c.expect->impl;
-    expect["verdict"] = c.expect->verdict;
-    expect["severity"] = c.expect->severity.empty() ? J(nullptr) : J(c.expect->severity);
+    expect["verdict"] = std::string(to_string(c.expect->verdict));
+    expect["severity"] = c.expect->severity == Severity::none ? J(nullptr) : J(std::string(to_string(c.expect->severity)));
     doc["expect"] = std::move(expect);
   }
   return doc;

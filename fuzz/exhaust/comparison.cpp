@@ -1,7 +1,5 @@
 #include "fuzz/exhaust/comparison.hpp"
 
-#include "fuzz/campaign/judge_case.hpp"
-
 namespace r3 {
 namespace {
 
@@ -9,9 +7,8 @@ std::string rank_name(const RankJudgement& r) { return "dp " + std::to_string(r.
 
 }  // namespace
 
-StepJudge judge_implementation(const Implementation& impl, bool concrete) {
-  const JudgeMode mode = concrete || impl.policy() == nullptr ? JudgeMode::concrete : JudgeMode::symbolic;
-  return [&impl, mode](const Case& c, const Step& step) -> Result<Judgement> { return judge_case(impl, c, step, mode); };
+StepJudge judge_implementation(const Implementation& impl, Mode mode) {
+  return [&impl, mode](const Case& c, const Step& step) { return judge_by_rule(impl, c, step, mode); };
 }
 
 std::string summarize(const Judgement& j) {

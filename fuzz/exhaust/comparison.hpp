@@ -8,6 +8,7 @@
 #include <string>
 
 #include "fuzz/exhaust/search.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/implementation.hpp"
 
@@ -16,10 +17,11 @@ namespace r3 {
 // Judges one case. An Error means the implementation itself failed (an adapter crashed).
 using StepJudge = std::function<Result<Judgement>(const Case& c, const Step& step)>;
 
-// Symbolic when the implementation has a policy and `concrete` is false, concrete
-// (run_concrete + judge_concrete) otherwise: value faults such as narrow-int16 show only in
-// concrete buffers. The implementation must outlive the judge.
-StepJudge judge_implementation(const Implementation& impl, bool concrete = false);
+// Judged in the mode `mode`'s rule picks (judge_by_rule, fuzz/oracle/judge_case.hpp): symbolic
+// keeps policy models symbolic, concrete runs them through the host executor, since value
+// faults such as narrow-int16 show only in concrete buffers. A case no mode can judge is an
+// Error. The implementation must outlive the judge.
+StepJudge judge_implementation(const Implementation& impl, Mode mode = Mode::symbolic);
 
 // "wrong_rows failure (branch local): buffer row 0 of dp 1 holds ..." or "pass".
 std::string summarize(const Judgement& j);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "fuzz/campaign/judge_case.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
@@ -109,8 +109,7 @@ std::string report_for(const Case& c, const std::vector<std::string>& names, std
   report.cases = 1;
   Case documented = c;
   const Failure& first = failures.front();
-  documented.expect = Expectation{first.signature.impl, std::string(to_string(first.signature.verdict)),
-                                  std::string(to_string(first.severity))};
+  documented.expect = Expectation{first.signature.impl, first.signature.verdict, first.severity};
   documented.note = "found by the differential fuzz target";
   // One input, not grouped: each failure is its own finding here; r3fuzz shrink groups nothing
   // either, and a campaign (r3fuzz run) groups across cases.

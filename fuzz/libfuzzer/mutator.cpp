@@ -99,7 +99,7 @@ void repair_metadata(Case& c, const BinaryLimits& l) {
 
 void repair_text(Case& c, const BinaryLimits& l) {
   if (c.note.size() > l.max_text) c.note.clear();
-  if (c.expect && std::max({c.expect->impl.size(), c.expect->verdict.size(), c.expect->severity.size()}) > l.max_text) {
+  if (c.expect && std::max({c.expect->impl.size(), to_string(c.expect->verdict).size(), to_string(c.expect->severity).size()}) > l.max_text) {
     c.expect.reset();
   }
 }

@@ -1,23 +1,18 @@
 // Implementations with a named fault injected, and the implementation each is compared with
-// (the same one without the fault). Policy models carry faults through make_faulty_policy;
-// concrete implementations (the GPU pipeline) through the registry's fault option, by name.
+// (the same one without the fault). Every carrier is built by the registry from IMPL+FAULT
+// (fuzz/implementations/implementation_name.hpp).
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fuzz/mutants/fault.hpp"
+#include "reference/fault.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
 
 namespace r3 {
-
-// `impl` (a registry name) with `fault` injected, or as it is when fault is nullopt.
-// Policy models (r3-fixed, vllm-50874, vllm-pre-50874) become "<name>+<fault>".
-Result<std::unique_ptr<Implementation>> make_subject(std::string_view impl, std::optional<Fault> fault);
 
 struct Mutant {
   Fault fault;

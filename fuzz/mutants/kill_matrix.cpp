@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/exhaust/search.hpp"
 #include "fuzz/generate/generator.hpp"
@@ -112,8 +112,9 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
   r.fault = std::string(to_string(m.fault));
   r.carrier = m.carrier;
   r.mutant = m.mutant->name();
-  const StepJudge mutant = judge_implementation(*m.mutant, m.concrete);
-  const StepJudge base = judge_implementation(*m.base, m.concrete);
+  const Mode mode = m.concrete ? Mode::concrete : Mode::symbolic;
+  const StepJudge mutant = judge_implementation(*m.mutant, mode);
+  const StepJudge base = judge_implementation(*m.base, mode);
   const CaseCheck check = differs_between(mutant, base);
   for (int s = 0; s < options.seeds; ++s) {
     r.hunts.push_back(hunt(m, check, options.first_seed + static_cast<uint64_t>(s), options, r.detected,

@@ -1,5 +1,5 @@
-// Verdicts and severities (design.md), per rank and per case, and the bug signature that
-// deduplicates findings.
+// Judgements (verdicts and severities, reference/verdict.hpp, per rank and per case), and the
+// bug signature that deduplicates findings.
 #pragma once
 
 #include <compare>
@@ -12,26 +12,9 @@
 #include "reference/error.hpp"
 #include "reference/policy.hpp"
 #include "reference/rows.hpp"
+#include "reference/verdict.hpp"
 
 namespace r3 {
-
-enum class Verdict {
-  pass,
-  wrong_rows,           // a buffer row holds the wrong token, padding or a stale value
-  overflow,             // a write outside an allocation
-  capacity,             // an allocation smaller than the rows it must hold, caught before writing
-  spurious_reject,      // raised on a valid case
-  missed_reject,        // accepted a case the reference rejects
-  collective_mismatch,  // ranks of one group disagree on issuing a collective (a hang)
-  adapter_error,        // an external implementation crashed, timed out or answered nonsense
-};
-
-enum class Severity { none, failure, latent };
-
-std::string_view to_string(Verdict v);
-std::string_view to_string(Severity s);
-Result<Verdict> parse_verdict(std::string_view text);
-Result<Severity> parse_severity(std::string_view text);  // "" and "null" mean none
 
 struct RankJudgement {
   int dp = 0;

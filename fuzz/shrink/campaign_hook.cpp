@@ -6,14 +6,6 @@
 namespace r3 {
 namespace {
 
-// Judges each case the way the campaign does: the mode its rule picks for that case.
-CaseJudge judge_by_rule(const Implementation& impl, Mode mode) {
-  return [&impl, mode](const Case& c) -> Result<Judgement> {
-    R3_TRY(JudgeMode how, judge_mode_for(impl, c, mode));
-    return judge_with(impl, how)(c);
-  };
-}
-
 bool reproduces(const CaseJudge& judge, const Case& c, const Signature& signature) {
   Result<Judgement> j = judge(c);
   return j.ok() && j->failed() && signature_of(*j, c.path) == signature;

@@ -39,14 +39,17 @@ std::string raw_delimiter(const std::string& text) {
   return delimiter;
 }
 
+// IMPL+FAULT (fuzz/implementations/implementation_name.hpp).
+std::string full_name(const ImplementationSpec& spec) { return spec.fault.empty() ? spec.name : spec.name + "+" + spec.fault; }
+
 }  // namespace
 
 Case regression_entry(const Case& minimal, const Judgement& judgement, const ImplementationSpec& spec,
                       std::string_view note) {
   Case entry = minimal;
   entry.note = std::string(note);
-  entry.expect = Expectation{spec.fault.empty() ? spec.name : spec.name + "+" + spec.fault,
-                             std::string(to_string(judgement.verdict)), std::string(to_string(judgement.severity))};
+  entry.expect = Expectation{full_name(spec),
+                             judgement.verdict, judgement.severity};
   return entry;
 }
 
@@ -66,20 +69,14 @@ std::string regression_test_text(const Case& entry, const Judgement& judgement, 
   t += "// Regression: " + signature.text() + (spec.fault.empty() ? "" : " with fault " + spec.fault) +
        ", minimized by r3fuzz shrink.\n";
   t += "// Needs #include \"fuzz/codec/case_json.hpp\", \"fuzz/shrink/implementation_judge.hpp\" and\n";
-  t += spec.fault.empty() ? "// \"fuzz/campaign/registry.hpp\"; links r3fuzz_shrink.\n"
-                          : "// \"fuzz/mutants/carrier.hpp\"; links r3fuzz_mutants.\n";
+  t += "// \"fuzz/implementations/registry.hpp\"; links r3fuzz_shrink and r3fuzz_implementations.\n";
   t += "TEST(Regression, " + regression_test_name(signature, spec.fault) + ") {\n";
   t += "  constexpr std::string_view kCase = R\"" + delimiter + "(" + json + ")" + delimiter + "\";\n";
   t += "  const r3::Result<r3::Case> c = r3::case_from_json_text(kCase);\n";
   t += "  ASSERT_TRUE(c.ok()) << c.error().message;\n";
-  if (spec.fault.empty()) {
-    t += "  r3::ImplementationOptions options;\n";
-    if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
-    t += "  auto impl = r3::make_implementation(" + cpp_literal(spec.name) + ", options);\n";
-  } else {
-    t += "  auto impl = r3::make_subject(" + cpp_literal(spec.name) + ", r3::parse_fault(" + cpp_literal(spec.fault) +
-         ").value());\n";
-  }
+  t += "  r3::ImplementationOptions options;\n";
+  if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
+  t += "  auto impl = r3::make_implementation(" + cpp_literal(full_name(spec)) + ", options);\n";
   t += "  ASSERT_TRUE(impl.ok()) << impl.error().message;\n";
   t += "  const r3::Result<r3::Judgement> j = r3::judge_with(**impl, r3::JudgeMode::" + std::string(to_string(how)) +
        ")(*c);\n";

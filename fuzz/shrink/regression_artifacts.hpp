@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/case.hpp"
 
@@ -14,8 +14,8 @@ namespace r3 {
 // How the implementation was named on the command line, so the test can build it again.
 struct ImplementationSpec {
   std::string name;   // --impl, as given to make_implementation()
-  std::string fault;    // --fault, "" for none: built through make_subject() (fuzz/mutants)
-  std::string backend;  // --backend, without a fault only
+  std::string fault;    // the fault injected, "" for none: built as name+fault (IMPL+FAULT)
+  std::string backend;  // --backend
 };
 
 // The minimized case with "note" and "expect" {impl, verdict, severity} filled in. The
@@ -27,7 +27,7 @@ Case regression_entry(const Case& minimal, const Judgement& judgement, const Imp
 std::string regression_test_name(const Signature& signature, std::string_view fault);
 
 // A TEST(Regression, <name>) that parses the case from an inline raw string, builds the
-// implementation (the registry, or make_subject() with a fault), judges it with judge_with()
+// implementation (the registry, from IMPL+FAULT), judges it with judge_with()
 // in the mode the failure was found in, and asserts verdict, severity and branch.
 std::string regression_test_text(const Case& entry, const Judgement& judgement, const ImplementationSpec& spec,
                                  JudgeMode how);

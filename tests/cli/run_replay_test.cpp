@@ -33,6 +33,34 @@ class RunReplay : public ::testing::Test {
   const fs::path dir_ = scratch_.path();
 };
 
+// One grammar names every faulted implementation, and --fault means the same: run takes both.
+TEST_F(RunReplay, FaultedImplementationsByNameOrByFlag) {
+  const Ran named = run({"run", "--impl", "r3-fixed+no-trim", "--cases", "300", "--no-shrink", "--out", out_dir()});
+  EXPECT_EQ(named.exit_code, 1) << named.err;
+  EXPECT_NE(named.out.find("r3-fixed+no-trim/"), std::string::npos) << named.out;
+  const Ran flagged = run({"run", "--impl", "r3-fixed", "--fault", "no-trim", "--cases", "300", "--no-shrink", "--out",
+                           out_dir() + "2"});
+  EXPECT_EQ(flagged.exit_code, 1) << flagged.err;
+  // The same campaign: the same summary line (only the --out paths differ elsewhere).
+  auto result_line = [](const std::string& out) {
+    const size_t at = out.find("result: ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_FALSE(result_line(named.out).empty()) << named.out;
+  EXPECT_EQ(result_line(flagged.out), result_line(named.out));
+  EXPECT_NE(flagged.out.find("r3-fixed+no-trim/"), std::string::npos) << flagged.out;
+  const Ran retired = run({"run", "--impl", "gpu+fault:no-trim", "--cases", "1"});
+  EXPECT_EQ(retired.exit_code, 2);
+  EXPECT_NE(retired.err.find("--impl gpu+fault:no-trim: \"+fault:NAME\" is no longer accepted; write gpu+no-trim"),
+            std::string::npos)
+      << retired.err;
+  const Ran twice = run({"run", "--impl", "r3-fixed+no-trim", "--fault", "floor-sp", "--cases", "1"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("--impl r3-fixed+no-trim: names a fault already, and --fault gives floor-sp"),
+            std::string::npos)
+      << twice.err;
+}
+
 TEST_F(RunReplay, ExitCodes) {
   Ran clean = run({"run", "--impl", "r3-fixed", "--cases", "300", "--out", out_dir()});
   EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;

@@ -90,7 +90,7 @@ TEST_F(ShrinkCommand, TheImplementationComesFromExpectWhenNotGiven) {
   EXPECT_NE(r.out.find("shrunk " + input.string() + " (r3-fixed+tp-major-order/wrong_rows/gathered/gathered_shards"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("r3::make_subject(\"r3-fixed\", r3::parse_fault(\"tp-major-order\").value())"),
+  EXPECT_NE(r.out.find("r3::make_implementation(\"r3-fixed+tp-major-order\", options)"),
             std::string::npos)
       << r.out;
 }

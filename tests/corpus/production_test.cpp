@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/campaign/judge_case.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
@@ -57,7 +57,7 @@ TEST(ProductionCorpus, EveryCaseValidatesRoundTripsAndReplays) {
     const Judgement vllm = judge_named("vllm-50874", *c, *step);
     EXPECT_NE(vllm.severity, Severity::failure) << to_string(vllm.verdict) << ": " << vllm.detail;
     if (c->expect) {
-      EXPECT_EQ(c->expect->verdict, to_string(vllm.verdict));
+      EXPECT_EQ(c->expect->verdict, vllm.verdict);
     }
   }
 }

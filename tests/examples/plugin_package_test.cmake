@@ -12,7 +12,7 @@ function(run_step what)
 endfunction()
 
 run_step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-if(NOT EXISTS "${prefix}/lib/cmake/r3fuzz/r3fuzzConfig.cmake" OR NOT EXISTS "${prefix}/include/r3fuzz/fuzz/adapter/plugin.hpp")
+if(NOT EXISTS "${prefix}/lib/cmake/r3fuzz/r3fuzzConfig.cmake" OR NOT EXISTS "${prefix}/include/r3fuzz/fuzz/plugin/plugin.hpp")
   message(FATAL_ERROR "the install is missing r3fuzzConfig.cmake or plugin.hpp under ${prefix}")
 endif()
 run_step("configuring the example" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "fuzz/adapter/plugin.hpp"
+#include "fuzz/plugin/plugin.hpp"
 
 namespace r3 {
 namespace {

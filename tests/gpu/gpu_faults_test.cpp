@@ -5,7 +5,7 @@
 
 #include "fuzz/oracle/judge.hpp"
 #include "gpu/detail/device_plan.hpp"
-#include "gpu/faults.hpp"
+#include "reference/fault.hpp"
 #include "gpu_test_support.hpp"
 
 namespace r3::gpu {
@@ -18,17 +18,6 @@ using testing::rows_past_end;
 using testing::run;
 using testing::small_case;
 
-TEST(GpuFaultNames, ParseEveryTableNameAndRejectUnknownOnes) {
-  for (Fault f : all_faults()) EXPECT_EQ(*parse_fault(to_string(f)), f);
-  EXPECT_EQ(*parse_fault(""), Fault::none);
-  auto bad = parse_fault("tp-minor-order");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message,
-            "unknown gpu fault 'tp-minor-order'; valid faults: tp-major-order, unpadded-offset, no-trim, floor-sp, "
-            "skip-tp-gather, last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, replay-per-rank, "
-            "replay-dp-under-ep, chunk-row0");
-}
-
 TEST(GpuFaults, ReplayPerRankOverflowsByTheGatheredRowsBeyondM) {
   // TP2/DP2 EP SP, M = 4, tokens [4, 4]: G = 2 * 2 * 2 = 8 rows into a replay buffer of M = 4.
   const Case c = small_case(2, 2, true, 4, {4, 4}, Path::gathered, true);
@@ -40,7 +29,7 @@ TEST(GpuFaults, ReplayPerRankOverflowsByTheGatheredRowsBeyondM) {
     EXPECT_EQ(rows_past_end(rank.capture), 0);
   }
   const Step step = testing::step_of(c);
-  const Judgement j = judge_concrete(c, step, out, "gpu+fault:replay-per-rank");
+  const Judgement j = judge_concrete(c, step, out, "gpu+replay-per-rank");
   EXPECT_EQ(j.ranks[0].verdict, Verdict::overflow);
   EXPECT_EQ(j.ranks[0].detail, "replay buffer of dp 0 tp 0: 4 rows written past its end (it holds 4 rows)");
   // Without the fault the dispatch-group buffer (M * D * T = 16 rows) holds all 8.

@@ -128,7 +128,7 @@ TEST(GpuPipeline, R3FixedPolicyWritesEachMicroBatchAtItsOffset) {
 
 TEST(GpuImplementationFactory, NamesCarryTheFault) {
   EXPECT_EQ(gpu()->name(), "gpu");
-  EXPECT_EQ(gpu(Fault::no_trim)->name(), "gpu+fault:no-trim");
+  EXPECT_EQ(gpu(Fault::no_trim)->name(), "gpu+no-trim");
   EXPECT_EQ(gpu()->policy(), nullptr);
 }
 

@@ -82,8 +82,8 @@ inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {
       c.note = *rc::gen::element<std::string>("", "from a production log", "quote \" and \\ and \xc3\xa9");
       if (*rc::gen::arbitrary<bool>()) {
         c.expect = Expectation{*rc::gen::element<std::string>("vllm-50874", "vllm-pre-50874"),
-                               *rc::gen::element<std::string>("pass", "wrong_rows", "capacity"),
-                               *rc::gen::element<std::string>("", "failure", "latent")};
+                               *rc::gen::element(Verdict::pass, Verdict::wrong_rows, Verdict::capacity),
+                               *rc::gen::element(Severity::none, Severity::failure, Severity::latent)};
       }
     }
     if (c.topology.dp > 1 && !c.metadata) c.idle_dummy = *rc::gen::arbitrary<bool>();

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
@@ -150,8 +150,8 @@ TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
     ASSERT_TRUE(back.ok()) << back.error().message;
     ASSERT_TRUE(back->expect.has_value());
     EXPECT_EQ(back->expect->impl, f.signature.impl);
-    EXPECT_EQ(back->expect->verdict, to_string(f.signature.verdict));
-    EXPECT_EQ(back->expect->severity, to_string(f.severity));
+    EXPECT_EQ(back->expect->verdict, f.signature.verdict);
+    EXPECT_EQ(back->expect->severity, f.severity);
     EXPECT_NE(back->note.find(f.detail), std::string::npos);
     const auto& impl = f.signature.impl == "vllm-50874" ? *two[0] : *two[1];
     const Judgement again = judge_case(impl, *back, derive_step(*back).value(), f.judged_as);

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/case_fixtures.hpp"
 

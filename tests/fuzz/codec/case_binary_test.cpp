@@ -91,7 +91,7 @@ TEST(CaseBinary, RunsValidateOnTheDecodedCase) {
 TEST(CaseBinary, TextNeedsValidUtf8AndFullLimits) {
   Case c = design_example();
   c.note = "DeepSeek-V3 \xe2\x80\x94 8 GPUs";
-  c.expect = Expectation{"vllm-50874", "wrong_rows", "latent"};
+  c.expect = Expectation{"vllm-50874", Verdict::wrong_rows, Severity::latent};
   const Bytes bytes = case_to_binary(c);
   auto full = case_from_binary(bytes, full_binary_limits());
   ASSERT_TRUE(full) << full.error().message;

@@ -85,7 +85,7 @@ TEST(CaseJson, ReadsAndWritesEveryOptionalField) {
   EXPECT_EQ(c->padding.cudagraph_sizes, (std::vector<int64_t>{4, 8, 16}));
   EXPECT_EQ(c->dp_chunk, 2);
   EXPECT_EQ(c->note, "from a log");
-  EXPECT_EQ(c->expect, (Expectation{"vllm-50874", "wrong_rows", "latent"}));
+  EXPECT_EQ(c->expect, (Expectation{"vllm-50874", Verdict::wrong_rows, Severity::latent}));
   EXPECT_EQ(case_to_json_text(*c), text);
 }
 

@@ -101,7 +101,7 @@ TEST(DifferentialRunner, LatentVerdictsAbortOnlyWhenStrict) {
   ASSERT_NE(json_at, std::string::npos);
   auto back = case_from_json_text(v.report.substr(json_at));
   ASSERT_TRUE(back) << back.error().message;
-  EXPECT_EQ(back->expect, (Expectation{"vllm-50874", "wrong_rows", "latent"}));
+  EXPECT_EQ(back->expect, (Expectation{"vllm-50874", Verdict::wrong_rows, Severity::latent}));
   EXPECT_EQ(back->tokens, latent.tokens);
 }
 
@@ -158,7 +158,7 @@ TEST(DifferentialRunner, AKnownCaseNamingACommandIsRefusedNotRun) {
   const test::ScratchDir dir("r3fuzz-differential");
   Case c = regression("vllm-50874-wrong-rows-microbatch-overwrite.json");
   const std::string marker = (dir.path() / "PWNED").string();
-  c.expect = Expectation{"external:touch " + marker, "wrong_rows", "failure"};
+  c.expect = Expectation{"external:touch " + marker, Verdict::wrong_rows, Severity::failure};
   const std::string file = (dir.path() / "pwn.json").string();
   ASSERT_TRUE(write_case_file(file, c).ok());
   auto runner = DifferentialRunner::create({{"vllm-50874"}, "", false, dir.path().string()});

@@ -32,7 +32,7 @@ TEST(Carrier, HistoricalCarrierIsVllmBeforeAgainstAfter) {
 TEST(Carrier, UnknownCarrierIsAnError) {
   auto m = make_mutant("nope", Fault::no_trim);
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.error().message.find("--impl nope: unknown implementation"), std::string::npos) << m.error().message;
+  EXPECT_NE(m.error().message.find("--impl nope+no-trim: unknown implementation"), std::string::npos) << m.error().message;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
@@ -47,7 +47,7 @@ TEST(RegressionArtifacts, EntryCarriesTheExpectation) {
   const Case entry = regression_entry(minimal_spurious_reject(), j, {"r3-fixed", "tp-major-order", ""}, "why");
   EXPECT_EQ(entry.note, "why");
   ASSERT_TRUE(entry.expect.has_value());
-  EXPECT_EQ(*entry.expect, (Expectation{"r3-fixed+tp-major-order", "spurious_reject", "failure"}));
+  EXPECT_EQ(*entry.expect, (Expectation{"r3-fixed+tp-major-order", Verdict::spurious_reject, Severity::failure}));
   Case without = entry;
   without.note.clear();
   without.expect.reset();
@@ -60,15 +60,17 @@ TEST(RegressionArtifacts, TestNameIsTheSignatureInGoogleTestsAlphabet) {
   EXPECT_EQ(regression_test_name(s, "tp-major-order"), "VllmPre50874_TpMajorOrder_SpuriousReject_SpShard_SpAllgather");
 }
 
-TEST(RegressionArtifacts, AFaultIsBuiltThroughMakeSubjectAndJudgedInItsMode) {
+TEST(RegressionArtifacts, AFaultIsBuiltFromImplPlusFaultAndJudgedInItsMode) {
   const Judgement j = judged(minimal_spurious_reject(), make_vllm_pre_50874_policy());
   const std::string text =
       regression_test_text(minimal_spurious_reject(), j, {"r3-fixed", "tp-major-order", ""}, JudgeMode::concrete);
-  EXPECT_NE(text.find("  auto impl = r3::make_subject(\"r3-fixed\", r3::parse_fault(\"tp-major-order\").value());\n"),
+  EXPECT_NE(text.find("  auto impl = r3::make_implementation(\"r3-fixed+tp-major-order\", options);\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("r3::judge_with(**impl, r3::JudgeMode::concrete)(*c);"), std::string::npos) << text;
-  EXPECT_NE(text.find("\"fuzz/mutants/carrier.hpp\"; links r3fuzz_mutants."), std::string::npos) << text;
+  EXPECT_NE(text.find("\"fuzz/implementations/registry.hpp\"; links r3fuzz_shrink and r3fuzz_implementations."),
+            std::string::npos)
+      << text;
 }
 
 // A note that happens to hold the raw string's closing sequence gets another delimiter.

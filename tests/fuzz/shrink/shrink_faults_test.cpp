@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fuzz/mutants/carrier.hpp"
-#include "fuzz/mutants/fault.hpp"
+#include "fuzz/implementations/registry.hpp"
+#include "reference/fault.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/shrink/shrink.hpp"
@@ -151,7 +151,7 @@ Expected expected_for(Fault f) {
 }
 
 TEST_P(ShrinkFault, R3FixedCarrierShrinksFromALargeCaseWithinTheBound) {
-  auto impl = make_subject("r3-fixed", GetParam());
+  auto impl = make_implementation(ImplementationName{"r3-fixed", GetParam()}, {});
   ASSERT_TRUE(impl.ok()) << impl.error().message;
   if (GetParam() == Fault::layer_unchecked) {
     // The case format keeps layer < layers, so no case tells this mutant apart (equivalent in the model).
@@ -166,14 +166,14 @@ TEST_P(ShrinkFault, R3FixedCarrierShrinksFromALargeCaseWithinTheBound) {
 // The GPU pipeline (host backend) with the fault, from the largest layouts judged concretely;
 // the failure must be the fault's: the pipeline without it passes on the input and the result.
 TEST_P(ShrinkFault, GpuCarrierShrinksFromDp8Tp8WithinTheBound) {
-  auto base = make_subject("gpu", std::nullopt);
+  auto base = make_implementation("gpu", {});
   if (!base.ok()) GTEST_SKIP() << "no gpu implementation in this build: " << base.error().message;
-  auto impl = make_subject("gpu", GetParam());
+  auto impl = make_implementation(ImplementationName{"gpu", GetParam()}, {});
   ASSERT_TRUE(impl.ok()) << impl.error().message;
   const std::vector<Case> inputs = production_cases(8, 8, 64);
   if (GetParam() == Fault::layer_unchecked || GetParam() == Fault::chunk_row0) {
     // Not expressible (layer < layers), and a no-op under the pipeline's vllm-50874 decisions
-    // (gpu/faults.hpp): the faulted pipeline fails nowhere its base passes.
+    // (docs/MUTANTS.md): the faulted pipeline fails nowhere its base passes.
     EXPECT_EQ(first_failing(**impl, inputs, base->get()), nullptr);
     return;
   }

@@ -1,4 +1,4 @@
-#include "fuzz/adapter/plugin.hpp"
+#include "fuzz/plugin/plugin.hpp"
 
 #include <iostream>
 #include <map>

@@ -1,6 +1,6 @@
 // The C++ plug-in API: test your own capture implementation with r3fuzz in a few lines.
 //
-//   #include "fuzz/adapter/plugin.hpp"
+//   #include "fuzz/plugin/plugin.hpp"
 //   class MyCapture final : public r3::CapturePolicy { ... decide(call, out) ... };
 //   int main() {
 //     r3::plugin::register_policy("my-capture", [] { return std::make_unique<MyCapture>(); });
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "fuzz/campaign/campaign.hpp"
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 #include "reference/capture.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"

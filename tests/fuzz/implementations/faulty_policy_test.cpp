@@ -1,4 +1,4 @@
-#include "fuzz/mutants/faulty_policy.hpp"
+#include "fuzz/implementations/faulty_policy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -73,8 +73,13 @@ TEST(FaultyPolicy, SkipTpGatherReadsTheLocalShard) {
   EXPECT_EQ(copies(*faulty(Fault::skip_tp_gather), c, 0, 1), (std::vector<Copy>{{0, 0, 3, false}}));
 }
 
-TEST(FaultyPolicy, OffByOneCopyMovesOneMoreRow) {
+TEST(FaultyPolicy, OffByOneCopyMovesOneMoreRowInEveryCopy) {
   EXPECT_EQ(copies(*faulty(Fault::off_by_one_copy), kGathered, 0, 0), (std::vector<Copy>{{0, 0, 4, false}}));
+  // A DP chunk under SP: one copy per TP rank's chunk, each one row too long (one loop, one bug).
+  Case c = sp_case({3, 1}, 2, Path::sp_shard);
+  c.dp_chunk = 1;
+  EXPECT_EQ(copies(*make_r3_fixed_policy(), c, 0, 0), (std::vector<Copy>{{0, 0, 1, true}, {2, 1, 1, true}}));
+  EXPECT_EQ(copies(*faulty(Fault::off_by_one_copy), c, 0, 0), (std::vector<Copy>{{0, 0, 2, true}, {2, 1, 2, true}}));
 }
 
 TEST(FaultyPolicy, ChunkRow0WritesEveryChunkAtRowZero) {

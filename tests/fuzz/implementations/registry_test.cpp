@@ -1,4 +1,4 @@
-#include "fuzz/campaign/registry.hpp"
+#include "fuzz/implementations/registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,10 +26,6 @@ TEST(Registry, UnknownNamesListTheKnownOnes) {
 
 TEST(Registry, PolicyModelsRejectOptionsTheyHaveNoUseFor) {
   ImplementationOptions options;
-  options.fault = "no-trim";
-  EXPECT_EQ(make_implementation("vllm-50874", options).error().message,
-            "--fault: vllm-50874 is a policy model and takes no fault");
-  options = {};
   options.backend = "nccl";
   EXPECT_EQ(make_implementation("r3-fixed", options).error().message,
             "--backend: r3-fixed is a policy model and has no backend");
@@ -37,19 +33,33 @@ TEST(Registry, PolicyModelsRejectOptionsTheyHaveNoUseFor) {
 
 TEST(Registry, BuildsFaultedImplementationsByTheNamesTheyReport) {
   // The names findings, shrunk cases and regression entries carry in "expect.impl".
-  for (const char* name : {"r3-fixed+tp-major-order", "vllm-50874+no-trim", "gpu+fault:no-trim", "gpu:r3-fixed+fault:floor-sp"}) {
+  for (const char* name : {"r3-fixed+tp-major-order", "vllm-50874+no-trim", "gpu+no-trim", "gpu:r3-fixed+floor-sp"}) {
     auto impl = make_implementation(name, {});
     ASSERT_TRUE(impl.ok()) << name << ": " << impl.error().message;
     EXPECT_EQ((*impl)->name(), name);
   }
   EXPECT_NE((*make_implementation("r3-fixed+no-trim", {}))->policy(), nullptr);
-  ImplementationOptions twice;
-  twice.fault = "floor-sp";
-  EXPECT_EQ(make_implementation("r3-fixed+no-trim", twice).error().message,
-            "--impl r3-fixed+no-trim: names a fault already, and --fault gives floor-sp");
   EXPECT_EQ(make_implementation("r3-fixed+no-such-fault", {}).error().message.rfind(
-                "--impl r3-fixed+no-such-fault: unknown implementation", 0),
+                "--impl r3-fixed+no-such-fault: fault: \"no-such-fault\" is not one of replay-per-rank, ", 0),
             0u);
+}
+
+TEST(Registry, FaultFlagFaultsANameWithoutOne) {
+  ImplementationOptions options;
+  options.fault = "no-trim";
+  for (const char* name : {"vllm-50874", "r3-fixed", "gpu", "gpu:r3-fixed"}) {
+    auto impl = make_implementation(name, options);
+    ASSERT_TRUE(impl.ok()) << name << ": " << impl.error().message;
+    EXPECT_EQ((*impl)->name(), std::string(name) + "+no-trim");
+  }
+  options.fault = "floor-sp";
+  EXPECT_EQ(make_implementation("r3-fixed+no-trim", options).error().message,
+            "--impl r3-fixed+no-trim: names a fault already, and --fault gives floor-sp");
+  options.fault = "nope";
+  EXPECT_EQ(make_implementation("r3-fixed", options).error().message.rfind("--fault: fault: \"nope\" is not one of ", 0),
+            0u);
+  options.fault = "no-trim";
+  EXPECT_EQ(make_implementation("external:true", options).error().message, "--fault: external:true takes no fault");
 }
 
 TEST(Registry, DefaultsAreBothVllmModels) {

@@ -1,6 +1,7 @@
 // Implementations under test, by name. Each entry builds one implementation from its name
-// (and, for prefixed entries such as "external:COMMAND", the text after the prefix) plus the
-// options a command line may set. Adding an implementation is one line in registry.cpp.
+// (and, for prefixed entries such as "external:COMMAND", the text after the prefix), the fault
+// to inject (implementation_name.hpp: IMPL+FAULT) and the options a command line may set.
+// Adding an implementation is one line in registry.cpp.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/implementations/implementation_name.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
 
@@ -19,7 +21,7 @@ namespace r3 {
 // Options an implementation may take; each entry rejects options it has no use for.
 struct ImplementationOptions {
   std::string backend;  // gpu: which all-gather backend runs ("" = its default)
-  std::string fault;    // a named fault to inject ("" = none)
+  std::string fault;    // --fault: a fault to inject, for a name without one ("" = none)
   std::string selection;  // gpu: host-decision | device-offsets ("" = its default)
   std::chrono::milliseconds adapter_timeout{5000};  // external: how long one reply may take
   std::string adapter_log;                          // external: append the adapter's stderr here ("" = ours)
@@ -29,16 +31,22 @@ struct ImplementationOptions {
 struct RegisteredImplementation {
   std::string_view name;     // exact name, or a prefix ending in ':' that takes an argument
   std::string_view summary;  // one line for --help and error messages
-  // Builds it; `argument` is the text after a prefix entry's ':' (empty otherwise).
-  std::function<Result<std::unique_ptr<Implementation>>(std::string_view argument, const ImplementationOptions&)>
+  // Builds it; `argument` is the text after a prefix entry's ':' (empty otherwise). An entry
+  // that cannot carry `fault` (anything but Fault::none) says so.
+  std::function<Result<std::unique_ptr<Implementation>>(std::string_view argument, Fault fault,
+                                                         const ImplementationOptions&)>
       make;
   std::string_view argument = "COMMAND";  // a prefix entry's argument, as --help and the README name it
 };
 
 const std::vector<RegisteredImplementation>& registered_implementations();
 
-// "vllm-50874", "external:python3 adapter.py", ... Unknown names list the known ones.
+// "vllm-50874", "r3-fixed+no-trim", "gpu+no-trim", "external:python3 adapter.py", ... (IMPL or
+// IMPL+FAULT, implementation_name.hpp). Unknown names list the known ones; options.fault is
+// the fault for a name without one (naming two is an error).
 Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spec, const ImplementationOptions& options);
+Result<std::unique_ptr<Implementation>> make_implementation(const ImplementationName& name,
+                                                            const ImplementationOptions& options);
 
 // What `r3fuzz run` and `r3fuzz replay` test when no --impl is given.
 std::vector<std::string> default_implementation_names();
@@ -47,7 +55,7 @@ std::vector<std::string> default_implementation_names();
 std::string known_implementation_names();
 
 // True when building `spec` could start a program: any name containing "external:" (under a
-// prefix such as gpu:, or with a +fault suffix, too). Files are data, never commands
+// prefix such as gpu:, or with a +FAULT suffix, too). Files are data, never commands
 // (docs/SECURITY.md): replay, shrink and the fuzz targets refuse such a name when it comes from
 // a file's "expect.impl" rather than from the command line. Deliberately broad: a name that only
 // looks external is refused, never run.

@@ -1,4 +1,4 @@
-#include "fuzz/campaign/judge_case.hpp"
+#include "fuzz/oracle/judge_case.hpp"
 
 #include "fuzz/oracle/judge.hpp"
 #include "reference/provenance.hpp"
@@ -19,7 +19,7 @@ std::string_view to_string(JudgeMode mode) { return mode == JudgeMode::concrete 
 Result<Mode> parse_mode(std::string_view text) {
   for (Mode m : {Mode::concrete, Mode::symbolic, Mode::mixed})
     if (text == to_string(m)) return m;
-  return Error{"--mode: \"" + std::string(text) + "\" is not one of concrete, symbolic, mixed"};
+  return Error{"\"" + std::string(text) + "\" is not one of concrete, symbolic, mixed"};
 }
 
 bool fits_concrete(const Case& c) {
@@ -42,6 +42,14 @@ std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl
   return std::nullopt;
 }
 
+Result<JudgeMode> judge_mode_for(const Implementation& impl, const Case& c, Mode mode) {
+  if (std::optional<JudgeMode> how = choose_judge_mode(mode, impl, c)) return *how;
+  return Error{impl.name() + " cannot be judged on this case: it has no policy to judge symbolically and the case "
+                             "is too large to run concretely (needs M <= " +
+               std::to_string(kConcreteMaxTokens) + " and dp*tp <= " + std::to_string(kConcreteMaxRanks) +
+               ") in mode " + std::string(to_string(mode))};
+}
+
 Judgement judge_case(const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,
                      RankDetails details) {
   if (mode == JudgeMode::symbolic) {
@@ -59,6 +67,11 @@ Judgement judge_case(const Implementation& impl, const Case& c, const Step& step
     return j;
   }
   return judge_concrete(c, step, *outcome, impl.name());
+}
+
+Result<Judgement> judge_by_rule(const Implementation& impl, const Case& c, const Step& step, Mode mode) {
+  R3_TRY(JudgeMode how, judge_mode_for(impl, c, mode));
+  return judge_case(impl, c, step, how);
 }
 
 void judge_case_into(Judgement& out, const Implementation& impl, const Case& c, const Step& step, JudgeMode mode,

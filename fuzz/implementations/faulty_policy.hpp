@@ -6,12 +6,13 @@
 
 #include <memory>
 
-#include "fuzz/mutants/fault.hpp"
+#include "reference/fault.hpp"
 #include "reference/policy.hpp"
 
 namespace r3 {
 
-// The policy named "<base>+<fault>" that behaves like `base` except for `fault`:
+// The policy named "<base>+<fault>" that behaves like `base` except for `fault` (the allocation
+// and decision faults through reference/fault.hpp, the gather faults emulated in the decision):
 //  replay-per-rank     monolithic replay buffer of M rows
 //  replay-dp-under-ep  monolithic replay buffer of M*D rows, also under EP+SP
 //  tp-major-order      gathered SP shards located as if the EP group were ordered t*D + d
@@ -22,7 +23,7 @@ namespace r3 {
 //  last-shard-pad      SP branches take (T-1)*s_d rows as real when padding spans several shards
 //  layer-unchecked     layer >= L is not rejected (the case format cannot express such a layer)
 //  narrow-int16        replay ids stored in 16 bits whatever E is
-//  off-by-one-copy     the last copy of a call moves one row too many
+//  off-by-one-copy     every copy of a call moves one row too many
 //  chunk-row0          every DP chunk is written at buffer row 0
 std::unique_ptr<CapturePolicy> make_faulty_policy(std::unique_ptr<CapturePolicy> base, Fault fault);
 
