@@ -3,7 +3,7 @@
 # base builder provides (CC, CXX, CFLAGS, CXXFLAGS with the sanitizer flags, LIB_FUZZING_ENGINE,
 # OUT, SRC) and puts them, with seed corpora from corpus/, into $OUT.
 # Run locally (as tests/fuzz/libfuzzer checks):
-#   CC=clang CXX=clang++ CFLAGS="-fsanitize=address,fuzzer-no-link" CXXFLAGS="$CFLAGS" \
+#   CC=clang CXX=clang++ CFLAGS="-O1 -gline-tables-only -fsanitize=address,fuzzer-no-link" CXXFLAGS="$CFLAGS" \
 #   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/out .clusterfuzzlite/build.sh
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${OUT:?OUT must name the output folder}"
@@ -20,9 +20,11 @@ TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer)
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
+# No build type: the builder's flags carry the optimisation level and debug info (OSS-Fuzz gives
+# -O1 -gline-tables-only); a build type would add -O2 -g after them.
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_C_COMPILER="${CC:-clang}" -DCMAKE_CXX_COMPILER="${CXX:-clang++}" \
-  -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE= \
   -DR3FUZZ_CUDA=OFF -DR3FUZZ_BUILD_TESTS=OFF -DR3FUZZ_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE"
 cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" r3fuzz_seed_corpus
 

@@ -6,7 +6,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-export CC=clang CXX=clang++ CFLAGS="-fsanitize=address,fuzzer-no-link" CXXFLAGS="-fsanitize=address,fuzzer-no-link"
+# The flags the base builder gives an address-sanitizer build (its optimisation level among them).
+flags="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export CC=clang CXX=clang++ CFLAGS="$flags" CXXFLAGS="$flags"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT="$TMP/out" SRC="$ROOT" WORK="$TMP/work"
 "$ROOT/.clusterfuzzlite/build.sh" >"$TMP/build.log" 2>&1 || { tail -40 "$TMP/build.log"; exit 1; }
 # The implementations that must stay clean (as in .ci/run): this checks the build, not vLLM's bugs.
