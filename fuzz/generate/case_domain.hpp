@@ -1,0 +1,79 @@
+// The case domain: every rule of a valid case an engine can reach, in one place. draw() builds
+// a case from a Source (source.hpp), one field at a time in a fixed order (topology, model and
+// layer, M, tokens, padding, path and monolithic, capture calls, metadata and idle dummies),
+// asking each choice only within the range the fields before it leave valid, then resolving
+// the active profile (reference/profile.hpp). Whatever the source answers, the case validates
+// (reference/validate.hpp stays the independent check) and lies inside the profile.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/generate/source.hpp"
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+#include "reference/limits.hpp"
+#include "reference/profile.hpp"
+
+namespace r3 {
+
+// tiny: D <= 4, M <= 16 (bugs read at a glance); small: M <= 64, every value encodable
+// (concrete mode); production: M up to 65536, D up to 64 (symbolic mode).
+enum class SizeClass { tiny, small, production };
+std::string_view to_string(SizeClass size);
+Result<SizeClass> parse_size_class(std::string_view text);
+
+// The part of the case space a producer draws from: sizes and switches, never rules.
+struct DomainBounds {
+  int min_dp = 1;
+  int max_dp = 4;
+  int max_ranks = 16;  // D*T, so concrete runs stay cheap
+  int max_tp = 4;
+  int64_t max_tokens = 16;  // M
+  int max_layers = 4;
+  int max_top_k = 2;
+  int max_experts = limits::kMaxExpertsInInt16;  // above it: ids int16 storage cannot hold
+  int64_t max_chunks = 16;  // DP chunks per step
+  int max_microbatches = 4;
+  int max_capture_sizes = 7;  // entries of a custom CUDA-graph capture list
+  bool cudagraph = true;      // CUDA-graph padding
+  bool microbatching = true;  // U > 1 (docs/layout-contract.md 9.1)
+  bool dp_chunking = true;    // DP chunks (docs/layout-contract.md 9.2)
+  bool metadata_overrides = false;  // inconsistent metadata (corner case 8), under profile any only
+  bool require_sp = false;    // only SP topologies (dp > 1, tp > 1, ep, sp)
+  bool production_scale = false;  // seeded draws reach M above 16384 and log-spread D
+};
+
+// The bounds of a generator size class (inline: the generator builds one per case).
+constexpr DomainBounds bounds_of(SizeClass size) {
+  switch (size) {
+    case SizeClass::tiny: return {};
+    case SizeClass::small: return {.max_dp = 8, .max_tp = 8, .max_tokens = 64, .max_top_k = 4, .max_chunks = 64};
+    case SizeClass::production:
+      return {.max_dp = 64, .max_ranks = 64 * 8, .max_tp = 8, .max_tokens = 65536, .max_layers = 128, .max_top_k = 8,
+              .production_scale = true};
+  }
+  return {};
+}
+
+struct CaseDomain {
+  Profile profile = kDefaultProfile;  // every case lies inside it
+  DomainBounds bounds;
+};
+
+// A valid case inside domain.profile, built from the source's choices.
+Case draw(Source& source, const CaseDomain& domain);
+// The same draw with the seeded source's calls resolved at compile time: campaigns generate
+// every case through it, so it must cost no more than a hand-written generator.
+class SeededSource;
+Case draw(SeededSource& source, const CaseDomain& domain);
+
+// The DP-chunk bound: the smallest chunk size C that splits the step into at most
+// `max_chunks` chunks (reference/layout.hpp, most_rows_to_chunk: the rows a rank chunks).
+int64_t smallest_dp_chunk(const Case& c, int64_t max_chunks);
+
+// vLLM's default CUDA-graph capture sizes: 1, 2, 4, then 8 to 248 by 8, then 256 to 512 by 16.
+const std::vector<int64_t>& vllm_default_cudagraph_sizes();
+
+}  // namespace r3
