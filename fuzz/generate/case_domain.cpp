@@ -135,12 +135,16 @@ void draw_padding(S& s, const DomainBounds& b, Case& c) {
   c.padding = Padding{mode == 0 ? PaddingMode::none : mode == 1 ? PaddingMode::dp_max : PaddingMode::cudagraph, {}};
   if (c.padding.mode != PaddingMode::cudagraph) return;
   if (flag(s, Field::default_capture_sizes, [](Rng& r) -> int64_t { return r.chance(50); })) {
-    c.padding.cudagraph_sizes = vllm_default_cudagraph_sizes();
+    const std::vector<int64_t>& sizes = vllm_default_cudagraph_sizes();
+    auto end = std::upper_bound(sizes.begin(), sizes.end(), b.max_capture_size);
+    end = sizes.begin() + std::min<std::ptrdiff_t>(end - sizes.begin(), b.max_capture_sizes);
+    c.padding.cudagraph_sizes.assign(sizes.begin(), end);
     return;
   }
   // Buckets above M are a corner case (docs/layout-contract.md section 8) up to twice M.
   const int64_t M = c.max_num_tokens;
-  s.increasing_list({Field::capture_sizes, 0, 1, 2 * M + 2}, b.max_capture_sizes,
+  s.increasing_list({Field::capture_sizes, 0, 1, std::min(2 * M + 2, b.max_capture_size)},
+                    std::min(b.max_custom_capture_sizes, b.max_capture_sizes), b.max_capture_sizes,
                     [&](Rng& r, std::vector<int64_t>& sizes) { seeded_capture_sizes(r, M, sizes); },
                     c.padding.cudagraph_sizes);
 }
@@ -188,7 +192,7 @@ void draw_calls(S& s, const CaseDomain& d, Case& c) {
   if (!flag(s, Field::chunked, [](Rng& r) -> int64_t { return r.chance(25); })) return;
   // C from the bound to beyond the largest rank (a larger C gives the same single chunk).
   const int64_t least = smallest_dp_chunk(c, b.max_chunks);
-  c.dp_chunk = s.choose({Field::dp_chunk, 0, least, std::max(least, most_rows_to_chunk(c) + 2)});
+  c.dp_chunk = s.choose({Field::dp_chunk, 0, least, std::max(least, std::min(most_rows_to_chunk(c) + 2, b.max_dp_chunk))});
 }
 
 // Corner case 8 (docs/layout-contract.md section 8): metadata that disagrees with the tensor
@@ -246,9 +250,9 @@ void draw_outside_engines(S& s, const CaseDomain& d, Case& c) {
 
 }  // namespace
 
-void Source::increasing_list(const Choice& entries, int max_count, SeededList, std::vector<int64_t>& out) {
+void Source::increasing_list(const Choice& entries, int fresh_count, int, SeededList, std::vector<int64_t>& out) {
   const int64_t room = entries.hi - entries.lo + 1;
-  const int64_t count = choose({entries.field, 0, 1, std::min<int64_t>(max_count, room)});
+  const int64_t count = choose({entries.field, 0, 1, std::min<int64_t>(fresh_count, room)});
   out.clear();
   int64_t next = entries.lo;
   for (int64_t i = 0; i < count; ++i) {
@@ -256,6 +260,74 @@ void Source::increasing_list(const Choice& entries, int max_count, SeededList, s
     out.push_back(value);
     next = value + 1;
   }
+}
+
+const std::array<FieldInfo, kFieldCount>& case_fields() {
+  static constexpr std::array<FieldInfo, kFieldCount> kFields = {{
+      {Field::tp, "tp", CasePart::topology},
+      {Field::dp, "dp", CasePart::topology},
+      {Field::ep, "ep", CasePart::topology},
+      {Field::sp, "sp", CasePart::topology},
+      {Field::layers, "layers", CasePart::model},
+      {Field::top_k, "top_k", CasePart::model},
+      {Field::experts, "experts", CasePart::model},
+      {Field::layer, "layer", CasePart::model},
+      {Field::max_num_tokens, "max_num_tokens", CasePart::max_num_tokens},
+      {Field::token_shape, "token_shape", CasePart::tokens},
+      {Field::token_holder, "token_holder", CasePart::tokens},
+      {Field::tokens, "tokens", CasePart::tokens},
+      {Field::padding, "padding", CasePart::padding},
+      {Field::default_capture_sizes, "default_capture_sizes", CasePart::padding},
+      {Field::capture_sizes, "capture_sizes", CasePart::padding},
+      {Field::path, "path", CasePart::path},
+      {Field::monolithic, "monolithic", CasePart::path},
+      {Field::microbatches, "microbatches", CasePart::calls},
+      {Field::chunked, "chunked", CasePart::calls},
+      {Field::dp_chunk, "dp_chunk", CasePart::calls},
+      {Field::metadata, "metadata", CasePart::metadata},
+      {Field::metadata_kind, "metadata_kind", CasePart::metadata},
+      {Field::metadata_edit, "metadata_edit", CasePart::metadata},
+      {Field::idle_dummy, "idle_dummy", CasePart::idle_dummy},
+  }};
+  return kFields;
+}
+
+std::string_view to_string(Field field) { return case_fields()[static_cast<size_t>(field)].name; }
+
+std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index) {
+  switch (field) {
+    case Field::tp: return c.topology.tp;
+    case Field::dp: return c.topology.dp;
+    case Field::ep: return c.topology.ep;
+    case Field::sp: return c.topology.sp;
+    case Field::layers: return c.model.layers;
+    case Field::top_k: return c.model.top_k;
+    case Field::experts: return c.model.experts;
+    case Field::layer: return c.layer;
+    case Field::max_num_tokens: return c.max_num_tokens;
+    case Field::tokens:  // a rank the case lacks takes the last rank's count
+      if (c.tokens.empty()) return std::nullopt;
+      return c.tokens[std::min(index, c.tokens.size() - 1)];
+    case Field::padding: return static_cast<int64_t>(c.padding.mode);
+    case Field::path: return c.path == Path::local || c.path == Path::sp_shard;
+    case Field::monolithic: return c.monolithic;
+    case Field::microbatches: return c.microbatches;
+    case Field::chunked: return c.dp_chunk.has_value();
+    case Field::dp_chunk: return c.dp_chunk;
+    case Field::metadata: return c.metadata.has_value();
+    case Field::idle_dummy: return c.idle_dummy;
+    case Field::default_capture_sizes: {  // vLLM's list, or its first entries (bounds cut the rest)
+      const auto& sizes = c.padding.cudagraph_sizes;
+      const auto& defaults = vllm_default_cudagraph_sizes();
+      return !sizes.empty() && sizes.size() <= defaults.size() && std::equal(sizes.begin(), sizes.end(), defaults.begin());
+    }
+    case Field::token_shape:
+    case Field::token_holder:
+    case Field::capture_sizes:  // a list: replay_source.cpp replays it whole
+    case Field::metadata_kind:
+    case Field::metadata_edit: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 std::string_view to_string(SizeClass size) {

@@ -6,7 +6,9 @@
 // (reference/validate.hpp stays the independent check) and lies inside the profile.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -36,7 +38,10 @@ struct DomainBounds {
   int max_experts = limits::kMaxExpertsInInt16;  // above it: ids int16 storage cannot hold
   int64_t max_chunks = 16;  // DP chunks per step
   int max_microbatches = 4;
-  int max_capture_sizes = 7;  // entries of a custom CUDA-graph capture list
+  int max_custom_capture_sizes = 7;  // entries of a custom CUDA-graph capture list
+  int max_capture_sizes = limits::kMaxCudagraphSizes;  // entries of any list (vLLM's default has 51)
+  int64_t max_capture_size = limits::kMaxRows;
+  int64_t max_dp_chunk = limits::kMaxRows;
   bool cudagraph = true;      // CUDA-graph padding
   bool microbatching = true;  // U > 1 (docs/layout-contract.md 9.1)
   bool dp_chunking = true;    // DP chunks (docs/layout-contract.md 9.2)
@@ -61,6 +66,26 @@ struct CaseDomain {
   Profile profile = kDefaultProfile;  // every case lies inside it
   DomainBounds bounds;
 };
+
+// The parts of a case, each a group of fields a producer changes together (a mutation
+// redraws one part, a crossover takes each part from one parent).
+enum class CasePart : uint8_t { topology, model, max_num_tokens, tokens, padding, path, calls, metadata, idle_dummy };
+inline constexpr int kCasePartCount = static_cast<int>(CasePart::idle_dummy) + 1;
+
+// The table of the case's fields, in the order draw() asks for them.
+struct FieldInfo {
+  Field field;
+  std::string_view name;
+  CasePart part;
+};
+const std::array<FieldInfo, kFieldCount>& case_fields();
+std::string_view to_string(Field field);
+
+// The choice for `field` (entry `index` of a list) that draw() would have made to produce `c`'s
+// value, for a source that replays cases (replay_source.hpp). Empty for the token hints (a
+// replayed case gives each rank its own count), for the capture size list (replayed whole) and
+// for the metadata's inner choices, which a case does not record.
+std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index);
 
 // A valid case inside domain.profile, built from the source's choices.
 Case draw(Source& source, const CaseDomain& domain);

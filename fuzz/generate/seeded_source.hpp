@@ -31,8 +31,9 @@ class SeededSource final : public Source {
     return value;
   }
 
-  void increasing_list(const Choice& entries, int max_count, SeededList seeded, std::vector<int64_t>& out) override {
-    if (!seeded) return Source::increasing_list(entries, max_count, seeded, out);
+  void increasing_list(const Choice& entries, int fresh_count, int max_count, SeededList seeded,
+                       std::vector<int64_t>& out) override {
+    if (!seeded) return Source::increasing_list(entries, fresh_count, max_count, seeded, out);
     out.clear();
     seeded(rng_, out);
   }

@@ -65,10 +65,12 @@ class Source {
   virtual int64_t choose(const Choice& choice, SeededDraw seeded) = 0;
   int64_t choose(const Choice& choice) { return choose(choice, SeededDraw{}); }
 
-  // A strictly increasing list of 1..max_count values in [entries.lo, entries.hi] (entries.hi -
-  // entries.lo + 1 >= 1). By default a count, then each entry above the one before, leaving
-  // room for the rest; the seeded source draws the whole list through `seeded` instead.
-  virtual void increasing_list(const Choice& entries, int max_count, SeededList seeded, std::vector<int64_t>& out);
+  // A strictly increasing list of values in [entries.lo, entries.hi] (entries.hi - entries.lo +
+  // 1 >= 1): 1..fresh_count entries when drawn afresh, at most max_count when a source replays a
+  // longer one. By default a count, then each entry above the one before, leaving room for the
+  // rest; the seeded source draws the whole list through `seeded` instead.
+  virtual void increasing_list(const Choice& entries, int fresh_count, int max_count, SeededList seeded,
+                               std::vector<int64_t>& out);
 };
 
 }  // namespace r3

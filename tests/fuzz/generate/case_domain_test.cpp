@@ -83,7 +83,7 @@ class CheckingSeededSource final : public Source {
     return value;
   }
   using Source::choose;
-  void increasing_list(const Choice&, int, SeededList seeded, std::vector<int64_t>& out) override {
+  void increasing_list(const Choice&, int, int, SeededList seeded, std::vector<int64_t>& out) override {
     out.clear();
     seeded(rng_, out);
   }
