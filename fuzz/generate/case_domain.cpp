@@ -170,8 +170,7 @@ bool modular(const Case& c) { return c.path == Path::local || c.path == Path::sp
 template <class S>
 void draw_calls(S& s, const CaseDomain& d, Case& c) {
   const DomainBounds& b = d.bounds;
-  const bool may_microbatch = b.microbatching && c.topology.dp > 1 && c.padding.mode == PaddingMode::dp_max &&
-                              engine_may_microbatch(c, d.profile);
+  const bool may_microbatch = b.microbatching && can_microbatch(c) && engine_may_microbatch(c, d.profile);
   if (may_microbatch) {
     c.microbatches = static_cast<int>(s.choose({Field::microbatches, 0, 1, b.max_microbatches}, [&](Rng& r) {
       return r.chance(30) ? r.range(2, std::min(4, b.max_microbatches)) : 1;
@@ -343,6 +342,23 @@ Result<SizeClass> parse_size_class(std::string_view text) {
   for (SizeClass s : {SizeClass::tiny, SizeClass::small, SizeClass::production})
     if (text == to_string(s)) return s;
   return Error{"size: \"" + std::string(text) + "\" is not one of tiny, small, production"};
+}
+
+bool can_microbatch(const Case& c) { return c.topology.dp > 1 && c.padding.mode == PaddingMode::dp_max; }
+
+int64_t lowest_value(Field field) {
+  switch (field) {
+    case Field::tp:
+    case Field::dp:
+    case Field::layers:
+    case Field::top_k:
+    case Field::experts:
+    case Field::max_num_tokens:
+    case Field::capture_sizes:
+    case Field::microbatches:
+    case Field::dp_chunk: return 1;
+    default: return 0;
+  }
 }
 
 int64_t smallest_dp_chunk(const Case& c, int64_t max_chunks) {

@@ -94,6 +94,14 @@ Case draw(Source& source, const CaseDomain& domain);
 class SeededSource;
 Case draw(SeededSource& source, const CaseDomain& domain);
 
+// The case format's micro-batching rule: more than one micro-batch needs DP and dp_max padding
+// (every rank runs P = max real tokens). validate() checks it on its own; producers ask here.
+bool can_microbatch(const Case& c);
+
+// The smallest value a field takes in any domain (1 for sizes and counts of calls, 0 for token
+// counts, the layer and the flags): what the shrink passes reduce toward.
+int64_t lowest_value(Field field);
+
 // The DP-chunk bound: the smallest chunk size C that splits the step into at most
 // `max_chunks` chunks (reference/layout.hpp, most_rows_to_chunk: the rows a rank chunks).
 int64_t smallest_dp_chunk(const Case& c, int64_t max_chunks);

@@ -24,7 +24,7 @@ void fewer_dp_ranks(const Case& c, Candidates& out) {
 // TP size, keeping SP valid (SP needs tp > 1): where the smaller TP would break SP and the
 // path does not need SP, the candidate drops SP too. Then SP and EP themselves.
 void smaller_tp(const Case& c, Candidates& out) {
-  for (int64_t tp : smaller_values(c.topology.tp, 1)) {
+  for (int64_t tp : smaller_values(c.topology.tp, lowest_value(Field::tp))) {
     Case next = c;
     next.topology.tp = static_cast<int>(tp);
     if (next.topology.sp && tp < 2 && c.path != Path::sp_shard) next.topology.sp = false;
@@ -46,13 +46,13 @@ void smaller_tp(const Case& c, Candidates& out) {
 // in canonical order.
 void fewer_tokens(const Case& c, Candidates& out) {
   const int64_t most = c.tokens.empty() ? 0 : *std::max_element(c.tokens.begin(), c.tokens.end());
-  for (int64_t bound : smaller_values(most, 0)) {
+  for (int64_t bound : smaller_values(most, lowest_value(Field::tokens))) {
     Case next = c;
     for (int64_t& t : next.tokens) t = std::min(t, bound);
     if (next.tokens != c.tokens) out.push_back(std::move(next));
   }
   for (size_t d = 0; d < c.tokens.size(); ++d) {
-    for (int64_t t : smaller_values(c.tokens[d], 0)) {
+    for (int64_t t : smaller_values(c.tokens[d], lowest_value(Field::tokens))) {
       Case next = c;
       next.tokens[d] = t;
       out.push_back(std::move(next));
@@ -69,7 +69,7 @@ void fewer_tokens(const Case& c, Candidates& out) {
 
 // M, with the token counts clamped under it (the scheduler never exceeds M).
 void smaller_max_num_tokens(const Case& c, Candidates& out) {
-  for (int64_t m : smaller_values(c.max_num_tokens, 1)) {
+  for (int64_t m : smaller_values(c.max_num_tokens, lowest_value(Field::max_num_tokens))) {
     Case next = c;
     next.max_num_tokens = m;
     for (int64_t& t : next.tokens) t = std::min(t, m);
@@ -79,12 +79,12 @@ void smaller_max_num_tokens(const Case& c, Candidates& out) {
 
 // The captured layer toward 0, then the layer count toward 1 (layer stays below it).
 void fewer_layers(const Case& c, Candidates& out) {
-  for (int64_t layer : smaller_values(c.layer, 0)) {
+  for (int64_t layer : smaller_values(c.layer, lowest_value(Field::layer))) {
     Case next = c;
     next.layer = static_cast<int>(layer);
     out.push_back(std::move(next));
   }
-  for (int64_t layers : smaller_values(c.model.layers, 1)) {
+  for (int64_t layers : smaller_values(c.model.layers, lowest_value(Field::layers))) {
     Case next = c;
     next.model.layers = static_cast<int>(layers);
     next.layer = std::min(next.layer, next.model.layers - 1);
@@ -94,12 +94,12 @@ void fewer_layers(const Case& c, Candidates& out) {
 
 // top-k toward 1, then experts toward 1 (top-k stays within them).
 void smaller_model(const Case& c, Candidates& out) {
-  for (int64_t k : smaller_values(c.model.top_k, 1)) {
+  for (int64_t k : smaller_values(c.model.top_k, lowest_value(Field::top_k))) {
     Case next = c;
     next.model.top_k = static_cast<int>(k);
     out.push_back(std::move(next));
   }
-  for (int64_t e : smaller_values(c.model.experts, 1)) {
+  for (int64_t e : smaller_values(c.model.experts, lowest_value(Field::experts))) {
     Case next = c;
     next.model.experts = static_cast<int>(e);
     next.model.top_k = std::min(next.model.top_k, next.model.experts);
@@ -113,8 +113,8 @@ void simpler_padding(const Case& c, Candidates& out) {
   auto with_mode = [&](PaddingMode mode) {
     Case next = c;
     next.padding = Padding{mode, {}};
-    // Micro-batching needs dp_max padding: leaving dp_max leaves micro-batching too.
-    if (mode != PaddingMode::dp_max) next.microbatches = 1;
+    // Leaving dp_max padding leaves micro-batching too.
+    if (!can_microbatch(next)) next.microbatches = 1;
     out.push_back(std::move(next));
   };
   if (c.padding.mode != PaddingMode::none) {
@@ -137,7 +137,7 @@ void simpler_padding(const Case& c, Candidates& out) {
     out.push_back(std::move(next));
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
-    for (int64_t size : smaller_values(sizes[i], i == 0 ? 1 : sizes[i - 1] + 1)) {
+    for (int64_t size : smaller_values(sizes[i], i == 0 ? lowest_value(Field::capture_sizes) : sizes[i - 1] + 1)) {
       Case next = c;
       next.padding.cudagraph_sizes[i] = size;
       out.push_back(std::move(next));
@@ -148,7 +148,7 @@ void simpler_padding(const Case& c, Candidates& out) {
 // One capture call per layer is the simplest step: micro-batches toward 1, DP chunking off,
 // then a smaller chunk size.
 void fewer_calls(const Case& c, Candidates& out) {
-  for (int64_t u : smaller_values(c.microbatches, 1)) {
+  for (int64_t u : smaller_values(c.microbatches, lowest_value(Field::microbatches))) {
     Case next = c;
     next.microbatches = static_cast<int>(u);
     out.push_back(std::move(next));
@@ -157,7 +157,7 @@ void fewer_calls(const Case& c, Candidates& out) {
   Case unchunked = c;
   unchunked.dp_chunk.reset();
   out.push_back(std::move(unchunked));
-  for (int64_t chunk : smaller_values(*c.dp_chunk, 1)) {
+  for (int64_t chunk : smaller_values(*c.dp_chunk, lowest_value(Field::dp_chunk))) {
     Case next = c;
     next.dp_chunk = chunk;
     out.push_back(std::move(next));
@@ -282,19 +282,19 @@ std::vector<std::pair<size_t, size_t>> removable_chunks(size_t size) {
 
 std::vector<ShrinkPass> shrink_passes(bool allow_path_change) {
   std::vector<ShrinkPass> passes = {
-      {"dp", fewer_dp_ranks},
-      {"tp", smaller_tp},
-      {"tokens", fewer_tokens},
-      {"max_num_tokens", smaller_max_num_tokens},
-      {"layers", fewer_layers},
-      {"model", smaller_model},
-      {"padding", simpler_padding},
-      {"calls", fewer_calls},
-      {"monolithic", not_monolithic},
-      {"idle_dummy", no_idle_dummy},
+      {"dp", CasePart::topology, fewer_dp_ranks},
+      {"tp", CasePart::topology, smaller_tp},
+      {"tokens", CasePart::tokens, fewer_tokens},
+      {"max_num_tokens", CasePart::max_num_tokens, smaller_max_num_tokens},
+      {"layers", CasePart::model, fewer_layers},
+      {"model", CasePart::model, smaller_model},
+      {"padding", CasePart::padding, simpler_padding},
+      {"calls", CasePart::calls, fewer_calls},
+      {"monolithic", CasePart::path, not_monolithic},
+      {"idle_dummy", CasePart::idle_dummy, no_idle_dummy},
   };
-  if (allow_path_change) passes.push_back({"path", simpler_path});
-  passes.push_back({"metadata", simpler_metadata});
+  if (allow_path_change) passes.push_back({"path", CasePart::path, simpler_path});
+  passes.push_back({"metadata", CasePart::metadata, simpler_metadata});
   return passes;
 }
 

@@ -137,6 +137,33 @@ TEST(CaseDomain, SmallestDpChunkIsTheBoundOfTheChunkCount) {
   EXPECT_EQ(smallest_dp_chunk(c, 5), 13);  // ceil(64 / 5)
 }
 
+TEST(CaseDomain, TheFieldTableNamesEveryFieldInDrawOrder) {
+  for (int i = 0; i < kFieldCount; ++i) EXPECT_EQ(static_cast<int>(case_fields()[static_cast<size_t>(i)].field), i);
+  EXPECT_EQ(to_string(Field::max_num_tokens), "max_num_tokens");
+  EXPECT_EQ(case_fields()[static_cast<size_t>(Field::layer)].part, CasePart::model);
+  EXPECT_EQ(lowest_value(Field::tp), 1);
+  EXPECT_EQ(lowest_value(Field::tokens), 0);
+  EXPECT_EQ(lowest_value(Field::layer), 0);
+}
+
+TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
+  Case c;
+  c.topology = {2, 2, true, true};
+  c.tokens = {5, 7};
+  c.max_num_tokens = 8;
+  c.path = Path::sp_shard;
+  c.padding = {PaddingMode::cudagraph, {1, 2, 4}};
+  EXPECT_EQ(recorded_choice(c, Field::tokens, 1), 7);
+  EXPECT_EQ(recorded_choice(c, Field::tokens, 5), 7);  // a rank the case lacks: the last rank's
+  EXPECT_EQ(recorded_choice(c, Field::path, 0), 1);    // the modular kernel's path
+  EXPECT_EQ(recorded_choice(c, Field::padding, 0), 2);
+  EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), 1);  // vLLM's first sizes
+  EXPECT_EQ(recorded_choice(c, Field::chunked, 0), 0);
+  EXPECT_EQ(recorded_choice(c, Field::token_shape, 0), std::nullopt);
+  c.padding.cudagraph_sizes = {1, 3};
+  EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), 0);
+}
+
 TEST(CaseDomain, SizeClassBoundsMatchTheirDocumentedLimits) {
   EXPECT_EQ(bounds_of(SizeClass::tiny).max_dp, 4);
   EXPECT_EQ(bounds_of(SizeClass::tiny).max_tokens, 16);
