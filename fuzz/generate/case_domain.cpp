@@ -329,18 +329,15 @@ std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index)
   return std::nullopt;
 }
 
-std::string_view to_string(SizeClass size) {
-  switch (size) {
-    case SizeClass::tiny: return "tiny";
-    case SizeClass::small: return "small";
-    case SizeClass::production: return "production";
-  }
-  return "?";
-}
+// In SizeClass order.
+constexpr std::array<std::string_view, 3> kSizeClassNames = {"tiny", "small", "production"};
+
+std::string_view to_string(SizeClass size) { return kSizeClassNames[static_cast<size_t>(size)]; }
 
 Result<SizeClass> parse_size_class(std::string_view text) {
-  for (SizeClass s : {SizeClass::tiny, SizeClass::small, SizeClass::production})
-    if (text == to_string(s)) return s;
+  for (size_t i = 0; i < kSizeClassNames.size(); ++i) {
+    if (text == kSizeClassNames[i]) return static_cast<SizeClass>(i);
+  }
   return Error{"size: \"" + std::string(text) + "\" is not one of tiny, small, production"};
 }
 

@@ -31,20 +31,11 @@ size_t write_if_fits(const Case& c, uint8_t* out, size_t max_size, size_t fallba
 }  // namespace
 
 CaseDomain fuzz_domain(const BinaryLimits& l, Profile profile) {
-  DomainBounds b;
-  b.max_dp = l.max_dp;
-  b.max_tp = l.max_tp;
-  b.max_ranks = l.max_dp * l.max_tp;
-  b.max_tokens = l.max_rows;
-  b.max_layers = l.max_layers;
-  b.max_top_k = l.max_top_k;
-  b.max_experts = l.max_experts;
-  b.max_microbatches = l.max_microbatches;
-  b.max_capture_sizes = l.max_cudagraph_sizes;
-  b.max_capture_size = l.max_cudagraph_size;
-  b.max_dp_chunk = l.max_dp_chunk;
-  b.metadata_overrides = l.max_metadata_entries > 0;
-  return {profile, b};
+  return {profile, {.max_dp = l.max_dp, .max_ranks = l.max_dp * l.max_tp, .max_tp = l.max_tp, .max_tokens = l.max_rows,
+                    .max_layers = l.max_layers, .max_top_k = l.max_top_k, .max_experts = l.max_experts,
+                    .max_microbatches = l.max_microbatches, .max_capture_sizes = l.max_cudagraph_sizes,
+                    .max_capture_size = l.max_cudagraph_size, .max_dp_chunk = l.max_dp_chunk,
+                    .metadata_overrides = l.max_metadata_entries > 0}};
 }
 
 Case mutate(const Case& c, CasePart part, Rng& rng, const CaseDomain& domain, size_t rank) {
