@@ -75,12 +75,7 @@ bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches) {
   return real < fewest_tokens_to_vote_for_ubatches(padded, ubatches);
 }
 
-bool chunking_allowed(Profile p) { return p != Profile::vllm; }
 
-bool engine_may_microbatch(const Case& c, Profile profile) {
-  if (profile == Profile::any) return true;
-  return c.topology.ep && (c.path == Path::local || c.path == Path::sp_shard);
-}
 
 Status check_profile(const Case& c, Profile profile) {
   if (profile == Profile::any) return ok_status();

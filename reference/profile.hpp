@@ -39,8 +39,12 @@ bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches);
 // The rules a producer needs before it draws (the case domain, fuzz/generate/case_domain.hpp):
 // whether the profile's engine chunks DP at all, and whether it can micro-batch a step on this
 // topology and path (vLLM: only with EP, on the modular kernel's paths).
-bool chunking_allowed(Profile profile);
-bool engine_may_microbatch(const Case& c, Profile profile);
+// Inline: the campaign generator asks both for every case.
+inline bool chunking_allowed(Profile profile) { return profile != Profile::vllm; }
+inline bool engine_may_microbatch(const Case& c, Profile profile) {
+  if (profile == Profile::any) return true;
+  return c.topology.ep && (c.path == Path::local || c.path == Path::sp_shard);
+}
 
 // The profile a case file names ("profile" key); when it names none, the narrowest profile the
 // case lies in (vllm, then vllm-legacy, then any), so a reachable case stays reachable.

@@ -136,6 +136,10 @@ void draw_padding(S& s, const DomainBounds& b, Case& c) {
   if (c.padding.mode != PaddingMode::cudagraph) return;
   if (flag(s, Field::default_capture_sizes, [](Rng& r) -> int64_t { return r.chance(50); })) {
     const std::vector<int64_t>& sizes = vllm_default_cudagraph_sizes();
+    if (sizes.back() <= b.max_capture_size && static_cast<int>(sizes.size()) <= b.max_capture_sizes) {
+      c.padding.cudagraph_sizes = sizes;  // the whole list fits (every campaign size class)
+      return;
+    }
     auto end = std::upper_bound(sizes.begin(), sizes.end(), b.max_capture_size);
     end = sizes.begin() + std::min<std::ptrdiff_t>(end - sizes.begin(), b.max_capture_sizes);
     c.padding.cudagraph_sizes.assign(sizes.begin(), end);
