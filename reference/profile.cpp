@@ -10,8 +10,6 @@
 namespace r3 {
 namespace {
 
-bool chunking_allowed(Profile p) { return p != Profile::vllm; }
-
 int64_t total_tokens(const Case& c) { return std::accumulate(c.tokens.begin(), c.tokens.end(), int64_t{0}); }
 
 // vllm/config/vllm.py, VllmConfig._set_cudagraph_sizes: max_cudagraph_capture_size is clamped to
@@ -50,7 +48,7 @@ Status check_microbatches(const Case& c) {
   if (c.microbatches <= 1) return ok_status();
   const std::string why = " (vLLM's dual batch overlap: vllm/v1/worker/ubatch_utils.py, docs/design/dbo.md)";
   if (!c.topology.ep) return Error{"microbatches: vLLM micro-batches only with expert parallelism (ep true)" + why};
-  if (c.path != Path::local && c.path != Path::sp_shard) {
+  if (!engine_may_microbatch(c, Profile::vllm)) {
     return Error{"microbatches: vLLM micro-batches only on the modular all-to-all kernel (path local or "
                  "sp_shard), path is " + std::string(to_string(c.path)) + why};
   }
@@ -69,9 +67,15 @@ Status check_microbatches(const Case& c) {
 
 }  // namespace
 
-bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches) {
-  return (padded / ubatches) * (ubatches - 1) >= real;
+int64_t fewest_tokens_to_vote_for_ubatches(int64_t padded, int ubatches) {
+  return (padded / ubatches) * (ubatches - 1) + 1;
 }
+
+bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches) {
+  return real < fewest_tokens_to_vote_for_ubatches(padded, ubatches);
+}
+
+
 
 Status check_profile(const Case& c, Profile profile) {
   if (profile == Profile::any) return ok_status();

@@ -31,8 +31,20 @@ Case fit_to_profile(Case c, Profile profile);
 
 // vLLM's micro-batching vote (vllm/v1/worker/ubatch_utils.py, is_last_ubatch_empty): a rank with
 // `real` tokens, padded to `padded` rows and split into `ubatches`, votes no when its last
-// micro-batch would hold no real token.
+// micro-batch would hold no real token, i.e. with fewer real tokens than the first ubatches - 1
+// micro-batches hold plus one.
+int64_t fewest_tokens_to_vote_for_ubatches(int64_t padded, int ubatches);
 bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches);
+
+// The rules a producer needs before it draws (the case domain, fuzz/generate/case_domain.hpp):
+// whether the profile's engine chunks DP at all, and whether it can micro-batch a step on this
+// topology and path (vLLM: only with EP, on the modular kernel's paths).
+// Inline: the campaign generator asks both for every case.
+inline bool chunking_allowed(Profile profile) { return profile != Profile::vllm; }
+inline bool engine_may_microbatch(const Case& c, Profile profile) {
+  if (profile == Profile::any) return true;
+  return c.topology.ep && (c.path == Path::local || c.path == Path::sp_shard);
+}
 
 // The profile a case file names ("profile" key); when it names none, the narrowest profile the
 // case lies in (vllm, then vllm-legacy, then any), so a reachable case stays reachable.

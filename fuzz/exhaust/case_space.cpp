@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "fuzz/generate/case_domain.hpp"
 #include "reference/layout.hpp"
 #include "reference/profile.hpp"
 
@@ -161,7 +162,7 @@ int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::f
         for (bool monolithic : {false, true}) {
           if (monolithic && modular) continue;
           c.monolithic = monolithic;
-          const int most_u = c.padding.mode == PaddingMode::dp_max && c.topology.dp > 1 ? kMaxMicrobatches : 1;
+          const int most_u = can_microbatch(c) ? kMaxMicrobatches : 1;
           for (int u = 1; u <= most_u; ++u) {
             c.microbatches = u;
             c.dp_chunk.reset();

@@ -1,5 +1,5 @@
-// The case generator: seeded, reproducible, valid by construction. Case i of seed s depends
-// on (s, i) alone, so any case of a campaign can be regenerated from its seed and index.
+// The case generator: the case domain (case_domain.hpp) drawn from a seeded source, valid by
+// construction. Case i of seed s depends on (s, i) alone, so any case of a campaign can be regenerated from its seed and index.
 // It aims at the edges of the layout contract (docs/layout-contract.md sections 1 to 9): ranks with 0 and 1
 // tokens, n_d = M, n_d mod T != 0, M not divisible by T, one rank holding every token, heavy
 // SP padding near capacity, CUDA-graph buckets above M, the last layer, micro-batches and
@@ -10,17 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/generate/case_domain.hpp"
 #include "reference/case.hpp"
-#include "reference/error.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
-
-// tiny: D <= 4, M <= 16 (bugs read at a glance); small: M <= 64, every value encodable
-// (concrete mode); production: M up to 65536, D up to 64 (symbolic mode).
-enum class SizeClass { tiny, small, production };
-std::string_view to_string(SizeClass size);
-Result<SizeClass> parse_size_class(std::string_view text);
 
 struct GeneratorOptions {
   // Every case lies inside this profile (reference/profile.hpp): only steps the engine can run.
@@ -38,10 +32,9 @@ struct GeneratedCase {
   SizeClass size = SizeClass::tiny;
 };
 
-// Case `index` of `seed`. Always valid (validate(c) is ok) and inside options.profile.
+// Case `index` of `seed`: a size class drawn from options.sizes, then the case domain drawn
+// (case_domain.hpp) from the same seeded Rng. Always valid (validate(c) is ok) and inside
+// options.profile.
 GeneratedCase generate_case(uint64_t seed, uint64_t index, const GeneratorOptions& options);
-
-// vLLM's default CUDA-graph capture sizes: 1, 2, 4, then 8 to 248 by 8, then 256 to 512 by 16.
-const std::vector<int64_t>& vllm_default_cudagraph_sizes();
 
 }  // namespace r3

@@ -1,61 +1,40 @@
-// The structure-aware mutator behind LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver:
-// decode the bytes into a case, change one field (pushing counts toward the edges where the
-// the contract's corner cases live), repair the case so it is valid again, re-encode. Plain library
-// code, so it is unit-tested without libFuzzer; the hooks in custom_mutator.cpp are thin.
+// The structure-aware mutator behind LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver.
+// The corpus stays in the binary case codec (fuzz/codec/case_binary.hpp: every stored corpus
+// file and regression case still replays); a mutation decodes the bytes into a case, redraws one
+// of its fields from the case domain (fuzz/generate/case_domain.hpp) while replaying every other
+// (fuzz/generate/replay_source.hpp), and re-encodes. The domain resolves every constraint and the
+// active profile as it draws, so the result is valid and inside the profile with no repair step.
+// Plain library code, so it is unit-tested without libFuzzer; the hooks in custom_mutator.cpp
+// are thin.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <span>
-#include <string_view>
-#include <vector>
 
 #include "fuzz/codec/case_binary.hpp"
+#include "fuzz/generate/case_domain.hpp"
+#include "fuzz/generate/replay_source.hpp"
 #include "reference/case.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
 
-// One field-level change. Each names the part of the case it touches.
-enum class Mutation {
-  dp,            // D: new size, tokens resized
-  tp,            // T: from {1, 2, 3, 4, 6, 8} (and the limits)
-  flags,         // toggles ep, sp, monolithic or idle_dummy
-  tokens,        // one rank's real tokens, toward 0, 1, M, M-1, multiples of T +-1, bucket edges
-  token_shape,   // every rank idle, one rank holding everything, or all ranks equal
-  max_tokens,    // M toward the largest real count, multiples of T +-1, small values
-  path,          // another path valid for the topology
-  padding,       // none, dp_max, vLLM's default capture sizes or sizes around (and above) M
-  model,         // layers, top-k, experts (E above int16 range for narrow storage), layer L-1
-  microbatches,  // U in 1..4 (with dp_max padding)
-  dp_chunk,      // none, 1, or around a rank's row count
-  metadata,      // the derived metadata with one entry, its length or local_sizes perturbed
-};
+// The cases a fuzz target runs: the domain bounded by `limits` (so every case encodes and decodes
+// unchanged under them), inside `profile`.
+CaseDomain fuzz_domain(const BinaryLimits& limits, Profile profile = kDefaultProfile);
 
-inline constexpr int kMutationCount = 12;
-std::string_view to_string(Mutation m);
+// Redraws `part` of `c` (its fields afresh from `rng`, the tokens of rank `rank` only when the
+// part is the tokens and rank is given) and replays every other field.
+Case mutate(const Case& c, CasePart part, Rng& rng, const CaseDomain& domain,
+            size_t rank = ReplaySource::kEveryEntry);
 
-// The mutator draws from libFuzzer's per-call seed; the generator's portable r3::Rng
-// (fuzz/generate/rng.hpp) is a different source with its own pinned sequence.
-using MutatorRng = std::mt19937_64;
+// A part chosen at random (a random rank for the tokens); when its redraw changes nothing, the
+// next part, and so on: the case comes back unchanged only when no part's redraw changed it.
+Case mutate(const Case& c, Rng& rng, const CaseDomain& domain);
 
-// Makes any case valid within `limits` by clamping and resolving conflicts in a fixed order
-// (sizes, model, tokens, padding, path, calls, metadata). A valid case within the limits comes
-// back unchanged.
-Case repair(Case c, const BinaryLimits& limits);
-
-// Applies `m` and repairs, then fits the case into `profile` (fit_to_profile: the step the
-// profile's engine would run). The result is valid, within the limits and inside the profile.
-Case mutate(const Case& c, Mutation m, MutatorRng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
-
-// A mutation chosen at random (uniformly over the kinds).
-Case mutate(const Case& c, MutatorRng& rng, const BinaryLimits& limits, Profile profile = kDefaultProfile);
-
-// Takes each top-level part (topology, model and layer, M, tokens, padding, path and
-// monolithic, calls, metadata) from `a` or `b` at random, then repairs and fits the profile.
-Case cross_over(const Case& a, const Case& b, MutatorRng& rng, const BinaryLimits& limits,
-                Profile profile = kDefaultProfile);
+// Takes each part of the case from `a` or `b` at random and draws the child from the domain.
+Case cross_over(const Case& a, const Case& b, Rng& rng, const CaseDomain& domain);
 
 // The case mutation starts from when the input bytes do not decode: the smallest SP case.
 Case starting_case();

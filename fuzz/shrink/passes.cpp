@@ -10,6 +10,17 @@ namespace {
 
 using Candidates = std::vector<Case>;
 
+// One candidate per value below `value`, toward the field's lowest value in the case domain,
+// most-reducing first: `set` writes it into a copy of the case.
+template <class Set>
+void each_smaller(const Case& c, int64_t value, Field field, Candidates& out, Set set) {
+  for (int64_t v : smaller_values(value, lowest_value(field))) {
+    Case next = c;
+    set(next, v);
+    out.push_back(std::move(next));
+  }
+}
+
 // Removing whole DP ranks first: "DP2" is the first thing a reader looks at.
 void fewer_dp_ranks(const Case& c, Candidates& out) {
   for (auto [begin, end] : removable_chunks(c.tokens.size())) {
@@ -24,12 +35,10 @@ void fewer_dp_ranks(const Case& c, Candidates& out) {
 // TP size, keeping SP valid (SP needs tp > 1): where the smaller TP would break SP and the
 // path does not need SP, the candidate drops SP too. Then SP and EP themselves.
 void smaller_tp(const Case& c, Candidates& out) {
-  for (int64_t tp : smaller_values(c.topology.tp, 1)) {
-    Case next = c;
+  each_smaller(c, c.topology.tp, Field::tp, out, [&](Case& next, int64_t tp) {
     next.topology.tp = static_cast<int>(tp);
     if (next.topology.sp && tp < 2 && c.path != Path::sp_shard) next.topology.sp = false;
-    out.push_back(std::move(next));
-  }
+  });
   if (c.topology.sp) {
     Case next = c;
     next.topology.sp = false;
@@ -46,17 +55,13 @@ void smaller_tp(const Case& c, Candidates& out) {
 // in canonical order.
 void fewer_tokens(const Case& c, Candidates& out) {
   const int64_t most = c.tokens.empty() ? 0 : *std::max_element(c.tokens.begin(), c.tokens.end());
-  for (int64_t bound : smaller_values(most, 0)) {
+  for (int64_t bound : smaller_values(most, lowest_value(Field::tokens))) {
     Case next = c;
     for (int64_t& t : next.tokens) t = std::min(t, bound);
     if (next.tokens != c.tokens) out.push_back(std::move(next));
   }
   for (size_t d = 0; d < c.tokens.size(); ++d) {
-    for (int64_t t : smaller_values(c.tokens[d], 0)) {
-      Case next = c;
-      next.tokens[d] = t;
-      out.push_back(std::move(next));
-    }
+    each_smaller(c, c.tokens[d], Field::tokens, out, [d](Case& next, int64_t t) { next.tokens[d] = t; });
   }
   // Busiest rank first: of two mirror-image cases the reader gets "tokens [1, 0]". Sorting
   // keeps the sum and removes inversions, so it cannot undo a reduction: no cycles.
@@ -69,42 +74,28 @@ void fewer_tokens(const Case& c, Candidates& out) {
 
 // M, with the token counts clamped under it (the scheduler never exceeds M).
 void smaller_max_num_tokens(const Case& c, Candidates& out) {
-  for (int64_t m : smaller_values(c.max_num_tokens, 1)) {
-    Case next = c;
+  each_smaller(c, c.max_num_tokens, Field::max_num_tokens, out, [](Case& next, int64_t m) {
     next.max_num_tokens = m;
     for (int64_t& t : next.tokens) t = std::min(t, m);
-    out.push_back(std::move(next));
-  }
+  });
 }
 
 // The captured layer toward 0, then the layer count toward 1 (layer stays below it).
 void fewer_layers(const Case& c, Candidates& out) {
-  for (int64_t layer : smaller_values(c.layer, 0)) {
-    Case next = c;
-    next.layer = static_cast<int>(layer);
-    out.push_back(std::move(next));
-  }
-  for (int64_t layers : smaller_values(c.model.layers, 1)) {
-    Case next = c;
+  each_smaller(c, c.layer, Field::layer, out, [](Case& next, int64_t layer) { next.layer = static_cast<int>(layer); });
+  each_smaller(c, c.model.layers, Field::layers, out, [](Case& next, int64_t layers) {
     next.model.layers = static_cast<int>(layers);
     next.layer = std::min(next.layer, next.model.layers - 1);
-    out.push_back(std::move(next));
-  }
+  });
 }
 
 // top-k toward 1, then experts toward 1 (top-k stays within them).
 void smaller_model(const Case& c, Candidates& out) {
-  for (int64_t k : smaller_values(c.model.top_k, 1)) {
-    Case next = c;
-    next.model.top_k = static_cast<int>(k);
-    out.push_back(std::move(next));
-  }
-  for (int64_t e : smaller_values(c.model.experts, 1)) {
-    Case next = c;
+  each_smaller(c, c.model.top_k, Field::top_k, out, [](Case& next, int64_t k) { next.model.top_k = static_cast<int>(k); });
+  each_smaller(c, c.model.experts, Field::experts, out, [](Case& next, int64_t e) {
     next.model.experts = static_cast<int>(e);
     next.model.top_k = std::min(next.model.top_k, next.model.experts);
-    out.push_back(std::move(next));
-  }
+  });
 }
 
 // cudagraph -> dp_max -> none (keeping the counts, or turning padded rows into real tokens);
@@ -113,8 +104,8 @@ void simpler_padding(const Case& c, Candidates& out) {
   auto with_mode = [&](PaddingMode mode) {
     Case next = c;
     next.padding = Padding{mode, {}};
-    // Micro-batching needs dp_max padding: leaving dp_max leaves micro-batching too.
-    if (mode != PaddingMode::dp_max) next.microbatches = 1;
+    // Leaving dp_max padding leaves micro-batching too.
+    if (!can_microbatch(next)) next.microbatches = 1;
     out.push_back(std::move(next));
   };
   if (c.padding.mode != PaddingMode::none) {
@@ -137,7 +128,7 @@ void simpler_padding(const Case& c, Candidates& out) {
     out.push_back(std::move(next));
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
-    for (int64_t size : smaller_values(sizes[i], i == 0 ? 1 : sizes[i - 1] + 1)) {
+    for (int64_t size : smaller_values(sizes[i], i == 0 ? lowest_value(Field::capture_sizes) : sizes[i - 1] + 1)) {
       Case next = c;
       next.padding.cudagraph_sizes[i] = size;
       out.push_back(std::move(next));
@@ -148,20 +139,13 @@ void simpler_padding(const Case& c, Candidates& out) {
 // One capture call per layer is the simplest step: micro-batches toward 1, DP chunking off,
 // then a smaller chunk size.
 void fewer_calls(const Case& c, Candidates& out) {
-  for (int64_t u : smaller_values(c.microbatches, 1)) {
-    Case next = c;
-    next.microbatches = static_cast<int>(u);
-    out.push_back(std::move(next));
-  }
+  each_smaller(c, c.microbatches, Field::microbatches, out,
+               [](Case& next, int64_t u) { next.microbatches = static_cast<int>(u); });
   if (!c.dp_chunk) return;
   Case unchunked = c;
   unchunked.dp_chunk.reset();
   out.push_back(std::move(unchunked));
-  for (int64_t chunk : smaller_values(*c.dp_chunk, 1)) {
-    Case next = c;
-    next.dp_chunk = chunk;
-    out.push_back(std::move(next));
-  }
+  each_smaller(c, *c.dp_chunk, Field::dp_chunk, out, [](Case& next, int64_t chunk) { next.dp_chunk = chunk; });
 }
 
 // An idle rank's dummy token is one more thing to read: off when the bug survives without it
@@ -282,19 +266,19 @@ std::vector<std::pair<size_t, size_t>> removable_chunks(size_t size) {
 
 std::vector<ShrinkPass> shrink_passes(bool allow_path_change) {
   std::vector<ShrinkPass> passes = {
-      {"dp", fewer_dp_ranks},
-      {"tp", smaller_tp},
-      {"tokens", fewer_tokens},
-      {"max_num_tokens", smaller_max_num_tokens},
-      {"layers", fewer_layers},
-      {"model", smaller_model},
-      {"padding", simpler_padding},
-      {"calls", fewer_calls},
-      {"monolithic", not_monolithic},
-      {"idle_dummy", no_idle_dummy},
+      {"dp", CasePart::topology, fewer_dp_ranks},
+      {"tp", CasePart::topology, smaller_tp},
+      {"tokens", CasePart::tokens, fewer_tokens},
+      {"max_num_tokens", CasePart::max_num_tokens, smaller_max_num_tokens},
+      {"layers", CasePart::model, fewer_layers},
+      {"model", CasePart::model, smaller_model},
+      {"padding", CasePart::padding, simpler_padding},
+      {"calls", CasePart::calls, fewer_calls},
+      {"monolithic", CasePart::path, not_monolithic},
+      {"idle_dummy", CasePart::idle_dummy, no_idle_dummy},
   };
-  if (allow_path_change) passes.push_back({"path", simpler_path});
-  passes.push_back({"metadata", simpler_metadata});
+  if (allow_path_change) passes.push_back({"path", CasePart::path, simpler_path});
+  passes.push_back({"metadata", CasePart::metadata, simpler_metadata});
   return passes;
 }
 

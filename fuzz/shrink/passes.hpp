@@ -6,17 +6,20 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/generate/case_domain.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {
 
 struct ShrinkPass {
   std::string_view name;
+  CasePart part;  // the part of the case domain (fuzz/generate/case_domain.hpp) it reduces
   void (*propose)(const Case& current, std::vector<Case>& out);  // appends candidates
 };
 
-// In the order that helps a reader most. The path pass is included only when allowed,
-// since the bug signature names the path.
+// In the order that helps a reader most; together they reduce every part of the case domain,
+// each field toward its lowest_value(). The path pass is included only when allowed, since the
+// bug signature names the path.
 std::vector<ShrinkPass> shrink_passes(bool allow_path_change);
 
 // Values below `value` toward `target`, most-reducing

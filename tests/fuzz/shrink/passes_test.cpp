@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -57,6 +59,16 @@ TEST(ShrinkPasses, InReaderOrderWithPathOnlyWhenAllowed) {
   names.clear();
   for (const ShrinkPass& p : shrink_passes(true)) names.push_back(p.name);
   EXPECT_EQ(names[10], "path");
+}
+
+// A part added to the case domain without a pass that reduces it fails here.
+TEST(ShrinkPasses, EveryPartOfTheCaseDomainHasAPass) {
+  std::set<CasePart> reduced;
+  for (const ShrinkPass& p : shrink_passes(true)) reduced.insert(p.part);
+  std::set<CasePart> parts;
+  for (const FieldInfo& f : case_fields()) parts.insert(f.part);
+  EXPECT_EQ(reduced, parts);
+  EXPECT_EQ(parts.size(), static_cast<size_t>(kCasePartCount));
 }
 
 TEST(ShrinkPasses, DpPassRemovesRanksWithTheirTokens) {

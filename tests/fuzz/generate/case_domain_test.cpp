@@ -1,0 +1,177 @@
+#include "fuzz/generate/case_domain.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <vector>
+
+#include "fuzz/generate/byte_source.hpp"
+#include "fuzz/generate/enumerating_source.hpp"
+#include "fuzz/generate/seeded_source.hpp"
+#include "reference/layout.hpp"
+#include "reference/validate.hpp"
+#include "tests/support/rc_source.hpp"
+
+namespace r3 {
+namespace {
+
+// Why `c` is not a case of `domain`, or "" when it is one.
+std::string outside(const Case& c, const CaseDomain& domain) {
+  if (Status valid = validate(c); !valid.ok()) return "invalid: " + valid.error().message;
+  if (Status inside = check_profile(c, domain.profile); !inside.ok()) return "outside the profile: " + inside.error().message;
+  const DomainBounds& b = domain.bounds;
+  if (c.topology.dp < b.min_dp || c.topology.dp > b.max_dp) return "dp out of bounds";
+  if (c.topology.tp > b.max_tp) return "tp out of bounds";
+  if (c.max_num_tokens > b.max_tokens) return "M out of bounds";
+  if (c.model.layers > b.max_layers || c.model.top_k > b.max_top_k || c.model.experts > b.max_experts)
+    return "model out of bounds";
+  if (c.microbatches > b.max_microbatches) return "microbatches out of bounds";
+  if (c.dp_chunk && (*c.dp_chunk < smallest_dp_chunk(c, b.max_chunks))) return "more DP chunks than max_chunks";
+  return "";
+}
+
+CaseDomain any_domain() {
+  CaseDomain domain{*rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any),
+                    bounds_of(*rc::gen::element(SizeClass::tiny, SizeClass::small, SizeClass::production))};
+  domain.bounds.metadata_overrides = *rc::gen::arbitrary<bool>();
+  if (*rc::gen::arbitrary<bool>()) domain.bounds.max_experts = limits::kMaxExperts;
+  domain.bounds.require_sp = *rc::gen::inRange(0, 5) == 0;
+  return domain;
+}
+
+// Done-when of issue 13: every source, under every profile, draws cases that validate and lie
+// inside the profile and the bounds.
+RC_GTEST_PROP(CaseDomain, EverySourceDrawsValidCasesInsideTheProfile, ()) {
+  const CaseDomain domain = any_domain();
+  RC_TAG(to_string(domain.profile));
+
+  Rng rng(*rc::gen::arbitrary<uint64_t>());
+  SeededSource seeded(rng);
+  const std::string from_seed = outside(draw(seeded, domain), domain);
+  RC_ASSERT(from_seed == "");
+
+  const auto bytes = *rc::gen::arbitrary<std::vector<uint8_t>>();
+  ByteSource from_bytes(bytes);
+  const std::string of_bytes = outside(draw(from_bytes, domain), domain);
+  RC_ASSERT(of_bytes == "");
+
+  EnumeratingSource enumerator;  // some way into the enumeration
+  const int skip = *rc::gen::inRange(0, 300);
+  for (int i = 0; i < skip; ++i) {
+    draw(enumerator, domain);
+    if (!enumerator.advance()) break;
+  }
+  const std::string enumerated = outside(draw(enumerator, domain), domain);
+  RC_ASSERT(enumerated == "");
+
+  test::RcSource from_rc;
+  const std::string of_rc = outside(draw(from_rc, domain), domain);
+  RC_ASSERT(of_rc == "");
+}
+
+// The seeded source trusts its distributions to stay inside each choice's range (it skips the
+// clamp); this source checks every one of them on the same draws.
+class CheckingSeededSource final : public Source {
+ public:
+  explicit CheckingSeededSource(uint64_t seed) : rng_(seed) {}
+  int64_t choose(const Choice& c, SeededDraw seeded) override {
+    EXPECT_LE(c.lo, c.hi) << "field " << static_cast<int>(c.field);
+    if (!seeded) return rng_.range(c.lo, c.hi);
+    const int64_t value = seeded(rng_);
+    EXPECT_TRUE(value >= c.lo && value <= c.hi)
+        << "field " << static_cast<int>(c.field) << ": " << value << " outside [" << c.lo << ", " << c.hi << "]";
+    return value;
+  }
+  using Source::choose;
+  void increasing_list(const Choice&, int, int, SeededList seeded, std::vector<int64_t>& out) override {
+    out.clear();
+    seeded(rng_, out);
+  }
+
+ private:
+  Rng rng_;
+};
+
+TEST(CaseDomain, SeededDistributionsStayInsideTheirChoicesRanges) {
+  for (Profile profile : {Profile::vllm, Profile::vllm_legacy, Profile::any}) {
+    for (SizeClass size : {SizeClass::tiny, SizeClass::small, SizeClass::production}) {
+      CaseDomain domain{profile, bounds_of(size)};
+      domain.bounds.metadata_overrides = true;
+      domain.bounds.max_experts = limits::kMaxExperts;
+      for (uint64_t seed = 0; seed < 2000; ++seed) {
+        CheckingSeededSource source(seed);
+        const Case c = draw(source, domain);
+        ASSERT_EQ(outside(c, domain), "") << "seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(CaseDomain, TheSeededSourceDrawsTheSameCaseThroughEitherEntry) {
+  const CaseDomain domain{Profile::any, bounds_of(SizeClass::small)};
+  for (uint64_t seed = 0; seed < 500; ++seed) {
+    Rng a(seed), b(seed);
+    SeededSource direct(a), through_base(b);
+    EXPECT_EQ(draw(direct, domain), draw(static_cast<Source&>(through_base), domain)) << seed;
+  }
+}
+
+TEST(CaseDomain, RequireSpGivesOnlySpTopologies) {
+  CaseDomain domain{Profile::any, bounds_of(SizeClass::tiny)};
+  domain.bounds.require_sp = true;
+  const std::vector<uint8_t> none;
+  ByteSource simplest(none);
+  const Case c = draw(simplest, domain);
+  EXPECT_EQ(c.topology, (Topology{2, 2, true, true}));
+  EXPECT_EQ(c.path, Path::gathered);
+}
+
+TEST(CaseDomain, SmallestDpChunkIsTheBoundOfTheChunkCount) {
+  Case c;
+  c.topology = {2, 1, false, false};
+  c.max_num_tokens = 64;
+  c.tokens = {64, 3};
+  c.path = Path::local;
+  EXPECT_EQ(smallest_dp_chunk(c, 16), 4);  // 64 rows in at most 16 chunks
+  EXPECT_EQ(smallest_dp_chunk(c, 64), 1);
+  EXPECT_EQ(smallest_dp_chunk(c, 5), 13);  // ceil(64 / 5)
+}
+
+TEST(CaseDomain, TheFieldTableNamesEveryFieldInDrawOrder) {
+  for (int i = 0; i < kFieldCount; ++i) EXPECT_EQ(static_cast<int>(case_fields()[static_cast<size_t>(i)].field), i);
+  EXPECT_EQ(to_string(Field::max_num_tokens), "max_num_tokens");
+  EXPECT_EQ(case_fields()[static_cast<size_t>(Field::layer)].part, CasePart::model);
+  EXPECT_EQ(lowest_value(Field::tp), 1);
+  EXPECT_EQ(lowest_value(Field::tokens), 0);
+  EXPECT_EQ(lowest_value(Field::layer), 0);
+}
+
+TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
+  Case c;
+  c.topology = {2, 2, true, true};
+  c.tokens = {5, 7};
+  c.max_num_tokens = 8;
+  c.path = Path::sp_shard;
+  c.padding = {PaddingMode::cudagraph, {1, 2, 4}};
+  EXPECT_EQ(recorded_choice(c, Field::tokens, 1), 7);
+  EXPECT_EQ(recorded_choice(c, Field::tokens, 5), 7);  // a rank the case lacks: the last rank's
+  EXPECT_EQ(recorded_choice(c, Field::path, 0), 1);    // the modular kernel's path
+  EXPECT_EQ(recorded_choice(c, Field::padding, 0), 2);
+  EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), 1);  // vLLM's first sizes
+  EXPECT_EQ(recorded_choice(c, Field::chunked, 0), 0);
+  EXPECT_EQ(recorded_choice(c, Field::token_shape, 0), std::nullopt);
+  c.padding.cudagraph_sizes = {1, 3};
+  EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), 0);
+}
+
+TEST(CaseDomain, SizeClassBoundsMatchTheirDocumentedLimits) {
+  EXPECT_EQ(bounds_of(SizeClass::tiny).max_dp, 4);
+  EXPECT_EQ(bounds_of(SizeClass::tiny).max_tokens, 16);
+  EXPECT_EQ(bounds_of(SizeClass::small).max_tokens, 64);
+  EXPECT_EQ(bounds_of(SizeClass::production).max_dp, 64);
+  EXPECT_EQ(bounds_of(SizeClass::production).max_tokens, 65536);
+  EXPECT_TRUE(bounds_of(SizeClass::production).production_scale);
+}
+
+}  // namespace
+}  // namespace r3
