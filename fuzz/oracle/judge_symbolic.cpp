@@ -4,6 +4,7 @@
 // TP ranks of a DP rank that read the same rows and decide alike share one simulation), and
 // renders words, rejection messages included, only for the ranks a report will show.
 #include <algorithm>
+#include <iterator>
 
 #include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/row_image.hpp"
@@ -94,18 +95,17 @@ struct Scratch {
 // Resizes `ranks` without freeing the storage inside the judgements it drops: rank counts swing
 // from 1 to 512 between cases, and reallocating every rank's vectors each time dominated.
 void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, std::vector<RankJudgement>& spare) {
-  while (ranks.size() > count) {
-    spare.push_back(std::move(ranks.back()));
-    ranks.pop_back();
+  if (ranks.size() > count) {
+    const auto dropped = ranks.begin() + static_cast<std::ptrdiff_t>(count);
+    spare.insert(spare.end(), std::make_move_iterator(dropped), std::make_move_iterator(ranks.end()));
+    ranks.erase(dropped, ranks.end());
+    return;
   }
-  while (ranks.size() < count) {
-    if (spare.empty()) {
-      ranks.emplace_back();
-      continue;
-    }
-    ranks.push_back(std::move(spare.back()));
-    spare.pop_back();
-  }
+  const size_t reused = std::min(count - ranks.size(), spare.size());
+  const auto kept = spare.end() - static_cast<std::ptrdiff_t>(reused);
+  ranks.insert(ranks.end(), std::make_move_iterator(kept), std::make_move_iterator(spare.end()));
+  spare.erase(kept, spare.end());
+  ranks.resize(count);
 }
 
 // Rejection messages are not compared: they are not built while judging (Wording builds them).
@@ -235,16 +235,46 @@ void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
   rank.tp_gathers.assign(calls, 0);
 }
 
-// A member of the class of rank r-1 takes its outcome.
-void join_class(RankJudgement& rank, size_t r, int tp, const RankJudgement& left) {
+// A member of the class of rank `lead` takes its outcome. Element by element: the vectors
+// hold one entry per call, and a member costs about as much as this copy.
+void join_class(RankJudgement& rank, size_t r, int tp, const RankJudgement& lead) {
   rank.dp = static_cast<int>(r) / tp;
   rank.tp = static_cast<int>(r) % tp;
-  rank.verdict = left.verdict;
-  rank.branches = left.branches;
-  rank.rows = left.rows;
+  rank.verdict = lead.verdict;
+  rank.rows = lead.rows;
   rank.detail.clear();
-  rank.rejected = left.rejected;
-  rank.tp_gathers = left.tp_gathers;
+  rank.rejected = lead.rejected;
+  const size_t calls = lead.branches.size();
+  rank.branches.resize(calls);
+  rank.tp_gathers.resize(calls);
+  for (size_t k = 0; k < calls; ++k) {
+    rank.branches[k] = lead.branches[k];
+    rank.tp_gathers[k] = lead.tp_gathers[k];
+  }
+}
+
+// True when every TP rank of DP rank d is in the class of TP rank 0, whose decisions are
+// `lead`: a policy blind to the TP rank sees the same shapes on each (so decides alike), and
+// each call either hands every TP rank the same tensor or has them copy only from the TP
+// all-gather. The per-rank test (mirrors_neighbour) settles the groups this one does not.
+bool whole_group_alike(const Step& step, size_t d, const std::vector<CaptureDecision>& lead) {
+  const size_t tp = static_cast<size_t>(step.tp);
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    const Call& call = step.calls[k];
+    const RankView* views = &call.ranks[d * tp];
+    const int received = views[0].received;
+    const int64_t rows = call.tensors[static_cast<size_t>(received)].rows();
+    bool same_tensor = true;
+    for (size_t t = 1; t < tp; ++t) {
+      if (views[t].received == received) continue;
+      same_tensor = false;
+      if (call.tensors[static_cast<size_t>(views[t].received)].rows() != rows) return false;
+    }
+    if (same_tensor) continue;
+    for (const Copy& copy : lead[k].copies)
+      if (!copy.from_tp_gather) return false;
+  }
+  return true;
 }
 
 void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
@@ -274,7 +304,8 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const bool per_tp_group = !policy.reads_tp_rank();
   prepare(s, rank_count, calls, j);
   size_t classes = 0;
-  for (size_t r = 0; r < rank_count; ++r) {
+  // Rank r joins the class of its TP neighbour or starts one of its own.
+  auto judge_in_turn = [&](size_t r) {
     RankJudgement& rank = j.ranks[r];
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
     const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
@@ -283,9 +314,8 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     if (mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
       join_class(rank, r, step.tp, j.ranks[r - 1]);
       s.finding_of[r] = s.finding_of[r - 1];
-      continue;
+      return;
     }
-    // Rank r starts a class of its own.
     if (decided_again) s.decisions.swap(s.candidate);
     reset(rank, r, step.tp, calls);
     for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
@@ -293,6 +323,19 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     Finding& finding = s.findings[classes++];
     finding.kind = Finding::Kind::none;
     judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
+  };
+  const size_t tp = static_cast<size_t>(step.tp);
+  for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
+    const size_t lead = d * tp;
+    judge_in_turn(lead);
+    if (per_tp_group && whole_group_alike(step, d, s.decisions)) {
+      for (size_t r = lead + 1; r < lead + tp; ++r) {
+        join_class(j.ranks[r], r, step.tp, j.ranks[lead]);
+        s.finding_of[r] = s.finding_of[lead];
+      }
+      continue;
+    }
+    for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r);
   }
   const Wording words{step, policy, buffer};
   if (details == RankDetails::every_rank) {
