@@ -4,7 +4,6 @@
 // TP ranks of a DP rank that read the same rows and decide alike share one simulation), and
 // renders words, rejection messages included, only for the ranks a report will show.
 #include <algorithm>
-#include <iterator>
 
 #include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/row_image.hpp"
@@ -82,6 +81,14 @@ std::string render(const Finding& f, const Wording& w, size_t r, int dp, int tp)
   return "";
 }
 
+// The per-call vectors of rank judgements a smaller case left over, storage intact: rank
+// counts swing from 1 to 512 between cases, and allocating every rank's vectors each time
+// dominated. Only the vectors are kept (moving whole judgements copied their strings).
+struct SpareStorage {
+  std::vector<std::vector<std::string_view>> branches;
+  std::vector<std::vector<char>> tp_gathers;
+};
+
 struct Scratch {
   std::vector<CaptureDecision> decisions;  // per call: the decisions of the current class
   std::vector<CaptureDecision> candidate;  // per call: a TP rank's own, when it decides again
@@ -89,23 +96,22 @@ struct Scratch {
   std::vector<size_t> finding_of;          // per rank: its class's entry in `findings`
   RowImage image;
   RowTensor gathered;
-  std::vector<RankJudgement> spare_ranks;  // rank judgements a smaller case left over, storage intact
+  SpareStorage spare;
 };
 
-// Resizes `ranks` without freeing the storage inside the judgements it drops: rank counts swing
-// from 1 to 512 between cases, and reallocating every rank's vectors each time dominated.
-void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, std::vector<RankJudgement>& spare) {
-  if (ranks.size() > count) {
-    const auto dropped = ranks.begin() + static_cast<std::ptrdiff_t>(count);
-    spare.insert(spare.end(), std::make_move_iterator(dropped), std::make_move_iterator(ranks.end()));
-    ranks.erase(dropped, ranks.end());
-    return;
+void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, SpareStorage& spare) {
+  for (size_t r = count; r < ranks.size(); ++r) {
+    spare.branches.push_back(std::move(ranks[r].branches));
+    spare.tp_gathers.push_back(std::move(ranks[r].tp_gathers));
   }
-  const size_t reused = std::min(count - ranks.size(), spare.size());
-  const auto kept = spare.end() - static_cast<std::ptrdiff_t>(reused);
-  ranks.insert(ranks.end(), std::make_move_iterator(kept), std::make_move_iterator(spare.end()));
-  spare.erase(kept, spare.end());
+  const size_t before = ranks.size();
   ranks.resize(count);
+  for (size_t r = before; r < count && !spare.branches.empty(); ++r) {
+    ranks[r].branches = std::move(spare.branches.back());
+    ranks[r].tp_gathers = std::move(spare.tp_gathers.back());
+    spare.branches.pop_back();
+    spare.tp_gathers.pop_back();
+  }
 }
 
 // Rejection messages are not compared: they are not built while judging (Wording builds them).
@@ -278,7 +284,7 @@ bool whole_group_alike(const Step& step, size_t d, const std::vector<CaptureDeci
 }
 
 void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
-  resize_keeping_storage(j.ranks, rank_count, s.spare_ranks);
+  resize_keeping_storage(j.ranks, rank_count, s.spare);
   if (s.findings.size() < rank_count) s.findings.resize(rank_count);
   s.finding_of.resize(rank_count);
   s.decisions.resize(calls);
@@ -290,7 +296,7 @@ void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
 }  // namespace
 
 void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const CapturePolicy& policy,
-                         std::string_view impl_name, RankDetails details) {
+                         std::string_view impl_name, RankDetails details, RankClasses classes) {
   thread_local Scratch s;
   j.impl.assign(impl_name);
   j.verdict = Verdict::pass;
@@ -301,9 +307,10 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const BufferShape buffer{j.allocation.capture_rows, c.model.layers, c.model.top_k};
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   const size_t calls = step.calls.size();
-  const bool per_tp_group = !policy.reads_tp_rank();
+  const bool by_class = classes == RankClasses::identical_ranks_once;
+  const bool per_tp_group = by_class && !policy.reads_tp_rank();
   prepare(s, rank_count, calls, j);
-  size_t classes = 0;
+  size_t class_count = 0;
   // Rank r joins the class of its TP neighbour or starts one of its own.
   auto judge_in_turn = [&](size_t r) {
     RankJudgement& rank = j.ranks[r];
@@ -311,7 +318,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
     if (decided_again) decide_rank(step, r, buffer, policy, s.candidate);
     const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
-    if (mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
+    if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
       join_class(rank, r, step.tp, j.ranks[r - 1]);
       s.finding_of[r] = s.finding_of[r - 1];
       return;
@@ -319,8 +326,8 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     if (decided_again) s.decisions.swap(s.candidate);
     reset(rank, r, step.tp, calls);
     for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
-    s.finding_of[r] = classes;
-    Finding& finding = s.findings[classes++];
+    s.finding_of[r] = class_count;
+    Finding& finding = s.findings[class_count++];
     finding.kind = Finding::Kind::none;
     judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
   };
@@ -349,9 +356,9 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
 }
 
 Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
-                         RankDetails details) {
+                         RankDetails details, RankClasses classes) {
   Judgement j;
-  judge_symbolic_into(j, c, step, policy, impl_name, details);
+  judge_symbolic_into(j, c, step, policy, impl_name, details, classes);
   return j;
 }
 
