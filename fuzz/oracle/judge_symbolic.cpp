@@ -126,9 +126,9 @@ bool same_view_as_neighbour(const Step& step, size_t r) {
   for (const Call& call : step.calls) {
     const RankView& mine = call.ranks[r];
     const RankView& left = call.ranks[r - 1];
-    if (mine.received != left.received &&
-        call.tensors[static_cast<size_t>(mine.received)].rows() != call.tensors[static_cast<size_t>(left.received)].rows())
-      return false;
+    if (mine.received == left.received) continue;
+    const auto rows = [&](const RankView& v) { return call.tensors[static_cast<size_t>(v.received)].rows(); };
+    if (rows(mine) != rows(left)) return false;
   }
   return true;
 }
@@ -241,18 +241,20 @@ void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
   rank.tp_gathers.assign(calls, 0);
 }
 
-// A member of the class of rank `lead` takes its outcome. Element by element: the vectors
-// hold one entry per call, and a member costs about as much as this copy.
-void join_class(RankJudgement& rank, size_t r, int tp, const RankJudgement& lead) {
-  rank.dp = static_cast<int>(r) / tp;
-  rank.tp = static_cast<int>(r) % tp;
+// A member (dp, tp) of the class of rank `lead` takes its outcome. Field by field, without
+// reallocating: most cases have one call, and a member costs about as much as this copy.
+void join_class(RankJudgement& rank, int dp, int tp, const RankJudgement& lead) {
+  rank.dp = dp;
+  rank.tp = tp;
   rank.verdict = lead.verdict;
   rank.rows = lead.rows;
-  rank.detail.clear();
+  if (!rank.detail.empty()) rank.detail.clear();
   rank.rejected = lead.rejected;
   const size_t calls = lead.branches.size();
-  rank.branches.resize(calls);
-  rank.tp_gathers.resize(calls);
+  if (rank.branches.size() != calls) {
+    rank.branches.resize(calls);
+    rank.tp_gathers.resize(calls);
+  }
   for (size_t k = 0; k < calls; ++k) {
     rank.branches[k] = lead.branches[k];
     rank.tp_gathers[k] = lead.tp_gathers[k];
@@ -311,6 +313,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const bool per_tp_group = by_class && !policy.reads_tp_rank();
   prepare(s, rank_count, calls, j);
   size_t class_count = 0;
+  const size_t tp = static_cast<size_t>(step.tp);
   // Rank r joins the class of its TP neighbour or starts one of its own.
   auto judge_in_turn = [&](size_t r) {
     RankJudgement& rank = j.ranks[r];
@@ -319,7 +322,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     if (decided_again) decide_rank(step, r, buffer, policy, s.candidate);
     const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
     if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
-      join_class(rank, r, step.tp, j.ranks[r - 1]);
+      join_class(rank, static_cast<int>(r / tp), static_cast<int>(r % tp), j.ranks[r - 1]);
       s.finding_of[r] = s.finding_of[r - 1];
       return;
     }
@@ -331,14 +334,13 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     finding.kind = Finding::Kind::none;
     judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
   };
-  const size_t tp = static_cast<size_t>(step.tp);
   for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
     const size_t lead = d * tp;
     judge_in_turn(lead);
     if (per_tp_group && whole_group_alike(step, d, s.decisions)) {
-      for (size_t r = lead + 1; r < lead + tp; ++r) {
-        join_class(j.ranks[r], r, step.tp, j.ranks[lead]);
-        s.finding_of[r] = s.finding_of[lead];
+      for (size_t t = 1; t < tp; ++t) {
+        join_class(j.ranks[lead + t], static_cast<int>(d), static_cast<int>(t), j.ranks[lead]);
+        s.finding_of[lead + t] = s.finding_of[lead];
       }
       continue;
     }

@@ -166,7 +166,8 @@ TEST(JudgeSymbolic, AcceptingDisagreeingMetadataIsAMissedReject) {
 // it reads the TP rank: the judge must then decide every rank, and split TP groups into classes.
 class TpAwarePolicy final : public CapturePolicy {
  public:
-  TpAwarePolicy(std::unique_ptr<CapturePolicy> inner, bool shift_odd) : inner_(std::move(inner)), shift_odd_(shift_odd) {}
+  TpAwarePolicy(std::unique_ptr<CapturePolicy> inner, bool shift_odd)
+      : inner_(std::move(inner)), shift_odd_(shift_odd) {}
   std::string_view name() const override { return shift_odd_ ? "shift-odd-tp" : "tp-aware"; }
   Allocation allocate(const Case& c) const override { return inner_->allocate(c); }
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
