@@ -162,6 +162,27 @@ TEST(JudgeSymbolic, AcceptingDisagreeingMetadataIsAMissedReject) {
 
 // ---- classes of identical ranks ----------------------------------------------------------
 
+// Raises with the TP rank in its words; messages are not built while judging, so TP ranks
+// 0 and 1 fall into one class, and each rank's words must still be its own.
+class TpNamingRejectPolicy final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "tp-naming-reject"; }
+  Allocation allocate(const Case& c) const override { return {c.max_num_tokens, std::nullopt, 16}; }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    out.reject([&] { return "tp " + std::to_string(call.tp_rank) + " refuses"; });
+  }
+};
+
+TEST(JudgeSymbolic, EachRankOfAClassIsWordedWithItsOwnDecision) {
+  Case c = make_case(test::kDp2, 8, {2, 3}, Path::gathered);
+  c.topology.tp = 2;
+  const Judgement j = judge(c, TpNamingRejectPolicy());
+  EXPECT_EQ(j.detail, "dp 0 tp 0 raised on a valid case: tp 0 refuses");
+  ASSERT_EQ(j.ranks.size(), 4u);
+  EXPECT_EQ(j.ranks[1].detail, "dp 0 tp 1 raised on a valid case: tp 1 refuses");
+  EXPECT_EQ(j.ranks[3].detail, "dp 1 tp 1 raised on a valid case: tp 1 refuses");
+}
+
 // Delegates to a policy, optionally shifting the writes of odd TP ranks by one row, and says
 // it reads the TP rank: the judge must then decide every rank, and split TP groups into classes.
 class TpAwarePolicy final : public CapturePolicy {
