@@ -13,6 +13,12 @@ void RowTensor::clear() {
   spilled_ends_.clear();
 }
 
+void RowTensor::reserve(size_t runs) {
+  if (runs <= kInlineRuns) return;
+  spilled_runs_.reserve(runs);
+  spilled_ends_.reserve(runs);
+}
+
 void RowTensor::append(const RowRun& run) {
   if (run.length <= 0) return;
   if (count_ > 0) {

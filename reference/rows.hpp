@@ -51,6 +51,8 @@ class RowTensor {
   void clear();
   void append(const RowRun& run);
   void append_slice(const RowTensor& from, RowRange range);  // appends rows [lo, hi) of `from`
+  // Room for `runs` runs without growing one at a time (a gathered tensor's run per segment).
+  void reserve(size_t runs);
   int64_t rows() const { return rows_; }
   std::span<const RowRun> runs() const { return {data(), count_}; }
   RowId at(int64_t row) const;  // row must be < rows()
