@@ -3,6 +3,7 @@
 // adapters all answer in these terms.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -58,8 +59,12 @@ inline constexpr std::string_view error = "error";
 struct CaptureDecision {
   std::string_view branch = branch::error;
   bool rejected = false;
-  std::string error;  // the message raised, when rejected
+  std::string error;  // the message raised, when rejected (empty when the caller wants no words)
   std::vector<Copy> copies;
+  // Set by the caller, kept by clear(): false when it decides for many ranks and reads no
+  // message (the symbolic judge words only the reported rank, deciding it again). Building
+  // every rejecting rank's message cost more than the judging.
+  bool wants_words = true;
 
   void clear() {
     branch = branch::error;
@@ -68,9 +73,21 @@ struct CaptureDecision {
     copies.clear();
   }
   void reject(std::string message) {
+    mark_rejected();
+    if (wants_words) error = std::move(message);
+  }
+  // The same with the message built by `words()`, called only when the caller wants words.
+  template <std::invocable Words>
+  void reject(Words&& words) {
+    mark_rejected();
+    if (wants_words) error = words();
+  }
+
+ private:
+  void mark_rejected() {
     branch = branch::error;
     rejected = true;
-    error = std::move(message);
+    error.clear();
     copies.clear();
   }
 };

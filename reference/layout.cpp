@@ -55,6 +55,7 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
     }
     case Path::gathered: {
       call.tensors.resize(1);
+      call.tensors[0].reserve(2 * call.segments.size());  // tokens and SP padding per segment, at most
       for (const Segment& g : call.segments) {
         const int64_t from = s.sp ? g.tp * shard(g.dp) : 0;
         append_padded(call.tensors[0], g.dp, batch[g.dp].lo, u[g.dp], from, from + g.rows);

@@ -36,10 +36,14 @@ class R3Fixed final : public CapturePolicy {
 
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
     if (call.layer < 0 || call.layer >= call.capture_buffer.layers) {
-      return out.reject("layer " + text(call.layer) + " outside [0, " + text(call.capture_buffer.layers) + ")");
+      return out.reject([&] {
+        return "layer " + text(call.layer) + " outside [0, " + text(call.capture_buffer.layers) + ")";
+      });
     }
     if (call.metadata == nullptr) {
-      if (call.dp_size != 1) return out.reject("no DP metadata on a step with dp_size " + text(call.dp_size));
+      if (call.dp_size != 1) {
+        return out.reject([&] { return "no DP metadata on a step with dp_size " + text(call.dp_size); });
+      }
       return write(branch::single, call, {call.row_offset, 0, call.rows, false}, out);
     }
     const auto& across = call.metadata->num_tokens_across_dp;
@@ -47,25 +51,31 @@ class R3Fixed final : public CapturePolicy {
     const int D = call.dp_size;
     if (D == 1) return out.reject("DP metadata on a step with dp_size 1 (a single DP rank has none)");
     if (static_cast<int>(across.size()) != D) {
-      return out.reject("num_tokens_across_dp has " + text(static_cast<int64_t>(across.size())) +
-                        " entries for dp_size " + text(D));
+      return out.reject([&] {
+        return "num_tokens_across_dp has " + text(static_cast<int64_t>(across.size())) +
+               " entries for dp_size " + text(D);
+      });
     }
     if (!sizes) return out.reject("local_sizes unset on a step with DP metadata");
     const int per_rank = sizes->size() == static_cast<size_t>(D) ? 1
                          : sizes->size() == static_cast<size_t>(D) * call.tp_size ? call.tp_size
                                                                                     : 0;
     if (per_rank == 0) {
-      return out.reject("local_sizes has " + text(static_cast<int64_t>(sizes->size())) + " entries, expected dp_size " +
-                        text(D) + " or dp_size*tp_size " + text(int64_t{D} * call.tp_size));
+      return out.reject([&] {
+        return "local_sizes has " + text(static_cast<int64_t>(sizes->size())) + " entries, expected dp_size " +
+               text(D) + " or dp_size*tp_size " + text(int64_t{D} * call.tp_size);
+      });
     }
     for (int i = 0; i < D; ++i) {
       const int64_t want = expected_local_size(across[i], per_rank, call);
       for (int k = 0; k < per_rank; ++k) {
         const int64_t got = (*sizes)[static_cast<size_t>(i * per_rank + k)];
         if (got != want) {
-          return out.reject("local_sizes[" + text(i * per_rank + k) + "] = " + text(got) + " disagrees with " +
-                            "num_tokens_across_dp[" + text(i) + "] = " + text(across[i]) + " (expected " +
-                            text(want) + ")");
+          return out.reject([&] {
+            return "local_sizes[" + text(i * per_rank + k) + "] = " + text(got) + " disagrees with " +
+                   "num_tokens_across_dp[" + text(i) + "] = " + text(across[i]) + " (expected " +
+                   text(want) + ")";
+          });
         }
       }
     }
@@ -83,8 +93,10 @@ class R3Fixed final : public CapturePolicy {
 
   static void write(std::string_view name, const CaptureCall& call, Copy copy, CaptureDecision& out) {
     if (copy.dst_row + copy.rows > call.capture_buffer.rows) {
-      return out.reject("capture buffer holds " + text(call.capture_buffer.rows) + " rows, rows [" +
-                        text(copy.dst_row) + ", " + text(copy.dst_row + copy.rows) + ") to write");
+      return out.reject([&] {
+        return "capture buffer holds " + text(call.capture_buffer.rows) + " rows, rows [" +
+               text(copy.dst_row) + ", " + text(copy.dst_row + copy.rows) + ") to write";
+      });
     }
     out.branch = name;
     if (copy.rows > 0) out.copies.push_back(copy);
@@ -104,8 +116,10 @@ class R3Fixed final : public CapturePolicy {
       return write(branch::sp_allgather, call, {call.row_offset, 0, n_d, true}, out);
     }
     if (!sp && n == n_d) return write(branch::local, call, {call.row_offset, 0, n_d, false}, out);
-    out.reject("routed experts have " + text(n) + " rows; expected " + text(gathered) + " (gathered) or " +
-               (sp ? text(ceil_div(n_d, call.tp_size)) + " (this TP rank's SP shard)" : text(n_d) + " (this DP rank)"));
+    out.reject([&] {
+      return "routed experts have " + text(n) + " rows; expected " + text(gathered) + " (gathered) or " +
+             (sp ? text(ceil_div(n_d, call.tp_size)) + " (this TP rank's SP shard)" : text(n_d) + " (this DP rank)");
+    });
   }
 
   // DP chunk: rows [row_offset, row_offset + C) of each TP rank's rows, or a finished rank's rerun.
@@ -118,15 +132,19 @@ class R3Fixed final : public CapturePolicy {
       // A finished rank reruns its last row; a rank with no rows at all passes an empty slice.
       const int64_t rerun = per_tp > 0 ? 1 : 0;
       if (call.rows != rerun) {
-        return out.reject("a finished rank sends " + text(rerun) + " row" + (rerun == 1 ? "" : "s") + " (" +
-                          (per_tp > 0 ? "its last row again" : "it has none") + "), got " + text(call.rows));
+        return out.reject([&] {
+          return "a finished rank sends " + text(rerun) + " row" + (rerun == 1 ? "" : "s") + " (" +
+                 (per_tp > 0 ? "its last row again" : "it has none") + "), got " + text(call.rows);
+        });
       }
       out.branch = branch::skip;
       return;
     }
     const int64_t rows = std::min(call.chunk_size, per_tp - lo);
     if (call.rows != rows) {
-      return out.reject("DP chunk at row " + text(lo) + " has " + text(call.rows) + " rows, expected " + text(rows));
+      return out.reject([&] {
+        return "DP chunk at row " + text(lo) + " has " + text(call.rows) + " rows, expected " + text(rows);
+      });
     }
     if (!sp) return write(branch::local, call, {lo, 0, rows, false}, out);
     // The TP all-gather returns each TP rank's chunk in turn; shard t starts at padded row t*per_tp.

@@ -15,13 +15,17 @@ namespace {
 // vLLM writes capture_buffer[0:n_d, layer]; torch raises on a layer or row count the buffer lacks.
 bool check_buffer(const CaptureCall& call, int64_t rows, CaptureDecision& out) {
   if (call.layer >= call.capture_buffer.layers) {
-    out.reject("layer " + std::to_string(call.layer) + " out of range for a capture buffer of " +
-               std::to_string(call.capture_buffer.layers) + " layers");
+    out.reject([&] {
+      return "layer " + std::to_string(call.layer) + " out of range for a capture buffer of " +
+             std::to_string(call.capture_buffer.layers) + " layers";
+    });
     return false;
   }
   if (rows > call.capture_buffer.rows) {
-    out.reject("capture buffer holds " + std::to_string(call.capture_buffer.rows) + " rows, " + std::to_string(rows) +
-               " to write");
+    out.reject([&] {
+      return "capture buffer holds " + std::to_string(call.capture_buffer.rows) + " rows, " + std::to_string(rows) +
+             " to write";
+    });
     return false;
   }
   return true;
@@ -53,8 +57,10 @@ class Vllm50874 final : public CapturePolicy {
     const auto& across = meta.num_tokens_across_dp;
     const size_t d = static_cast<size_t>(call.dp_rank);
     if (d >= across.size()) {
-      return out.reject("num_tokens_across_dp has " + std::to_string(across.size()) + " entries, no entry for dp_rank " +
-                        std::to_string(d));
+      return out.reject([&] {
+        return "num_tokens_across_dp has " + std::to_string(across.size()) + " entries, no entry for dp_rank " +
+               std::to_string(d);
+      });
     }
     const int64_t total = meta.total_tokens();
     const int64_t n_d = across[d];
@@ -63,8 +69,10 @@ class Vllm50874 final : public CapturePolicy {
     const auto& sizes = meta.local_sizes;
     if (sizes && n == meta.gathered_rows()) {
       if (sizes->size() % across.size() != 0) {
-        return out.reject("len(local_sizes) = " + std::to_string(sizes->size()) + " is not a multiple of dp_size " +
-                          std::to_string(across.size()));
+        return out.reject([&] {
+          return "len(local_sizes) = " + std::to_string(sizes->size()) + " is not a multiple of dp_size " +
+                 std::to_string(across.size());
+        });
       }
       const size_t per_rank = sizes->size() / across.size();
       return copy_rows(branch::gathered_shards, call, meta.local_sizes_before(d * per_rank), n_d, false, out);
@@ -72,10 +80,12 @@ class Vllm50874 final : public CapturePolicy {
     if (call.tp_size > 1 && n != n_d && n == ceil_div(n_d, call.tp_size)) {
       return copy_rows(branch::sp_allgather, call, 0, n_d, true, out);
     }
-    out.reject("routed experts have " + std::to_string(n) + " rows; expected " + std::to_string(total) +
-               " (all DP ranks), " + std::to_string(n_d) + " (this DP rank)" +
-               (sizes ? ", " + std::to_string(meta.gathered_rows()) + " (sum of local_sizes)" : "") +
-               (call.tp_size > 1 ? " or " + std::to_string(ceil_div(n_d, call.tp_size)) + " (one SP shard)" : ""));
+    out.reject([&] {
+      return "routed experts have " + std::to_string(n) + " rows; expected " + std::to_string(total) +
+             " (all DP ranks), " + std::to_string(n_d) + " (this DP rank)" +
+             (sizes ? ", " + std::to_string(meta.gathered_rows()) + " (sum of local_sizes)" : "") +
+             (call.tp_size > 1 ? " or " + std::to_string(ceil_div(n_d, call.tp_size)) + " (one SP shard)" : "");
+    });
   }
 };
 
@@ -98,8 +108,10 @@ class VllmPre50874 final : public CapturePolicy {
     const size_t d = static_cast<size_t>(call.dp_rank);
     const int64_t total = meta.total_tokens();
     if (d >= meta.num_tokens_across_dp.size() || n != total) {
-      return out.reject("assert total == n failed: routed experts have " + std::to_string(n) +
-                        " rows, num_tokens_across_dp sums to " + std::to_string(total));
+      return out.reject([&] {
+        return "assert total == n failed: routed experts have " + std::to_string(n) +
+               " rows, num_tokens_across_dp sums to " + std::to_string(total);
+      });
     }
     copy_rows(branch::naive_total, call, meta.tokens_before(d), meta.num_tokens_across_dp[d], false, out);
   }

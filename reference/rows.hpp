@@ -3,7 +3,9 @@
 // judging works on production sizes without materialising a single row.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,15 +48,35 @@ struct RowRun {
 // A routing tensor as runs of rows (the row content is a function of the row id).
 class RowTensor {
  public:
-  void clear() { runs_.clear(); rows_ = 0; }
+  void clear();
   void append(const RowRun& run);
   void append_slice(const RowTensor& from, RowRange range);  // appends rows [lo, hi) of `from`
+  // Room for `runs` runs without growing one at a time (a gathered tensor's run per segment).
+  void reserve(size_t runs);
   int64_t rows() const { return rows_; }
-  const std::vector<RowRun>& runs() const { return runs_; }
+  std::span<const RowRun> runs() const { return {data(), count_}; }
   RowId at(int64_t row) const;  // row must be < rows()
+  // The run holding `row` (0 <= row < rows()), by bisection: a gathered tensor holds a run per
+  // DP rank, and every rank reads from the middle of it.
+  size_t run_holding(int64_t row) const;
+  int64_t run_start(size_t run) const { return run == 0 ? 0 : ends()[run - 1]; }
 
  private:
-  std::vector<RowRun> runs_;
+  // A rank's batch or SP shard holds one or two runs (tokens, then padding), and a step has
+  // D*T + D of them per call: up to kInlineRuns runs live inline, which spares the step as
+  // many allocations. Past that, every run lives in the spilled vectors.
+  static constexpr size_t kInlineRuns = 2;
+  bool spilled() const { return count_ > kInlineRuns; }
+  const RowRun* data() const { return spilled() ? spilled_runs_.data() : inline_runs_.data(); }
+  RowRun* data() { return spilled() ? spilled_runs_.data() : inline_runs_.data(); }
+  const int64_t* ends() const { return spilled() ? spilled_ends_.data() : inline_ends_.data(); }
+  int64_t* ends() { return spilled() ? spilled_ends_.data() : inline_ends_.data(); }
+
+  std::array<RowRun, kInlineRuns> inline_runs_{};
+  std::array<int64_t, kInlineRuns> inline_ends_{};  // ends_[i]: first row after run i
+  std::vector<RowRun> spilled_runs_;
+  std::vector<int64_t> spilled_ends_;
+  size_t count_ = 0;
   int64_t rows_ = 0;
 };
 

@@ -1,7 +1,9 @@
 #include "reference/validate.hpp"
 
 #include <algorithm>
+#include <concepts>
 #include <string>
+#include <string_view>
 
 #include "reference/layout.hpp"
 #include "reference/limits.hpp"
@@ -13,9 +15,21 @@ std::string range_text(int64_t lo, int64_t hi) {
   return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
 }
 
-Status in_range(const std::string& field, int64_t value, int64_t lo, int64_t hi) {
-  if (value >= lo && value <= hi) return ok_status();
+Status out_of_range(const std::string& field, int64_t value, int64_t lo, int64_t hi) {
   return Error{field + ": " + std::to_string(value) + " is out of range " + range_text(lo, hi)};
+}
+
+Status in_range(std::string_view field, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return ok_status();
+  return out_of_range(std::string(field), value, lo, hi);
+}
+
+// The same for a field named from an index ("tokens[17]"), named only when out of range:
+// derive_step() validates every generated case, and naming every entry cost more than checking it.
+template <std::invocable Name>
+Status in_range(const Name& name, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return ok_status();
+  return out_of_range(name(), value, lo, hi);
 }
 
 Status validate_topology(const Topology& t) {
@@ -40,7 +54,7 @@ Status validate_tokens(const Case& c) {
                  std::to_string(c.topology.dp) + " (one count per DP rank)"};
   }
   for (size_t d = 0; d < c.tokens.size(); ++d) {
-    R3_TRY_STATUS(in_range("tokens[" + std::to_string(d) + "]", c.tokens[d], 0, limits::kMaxRows));
+    R3_TRY_STATUS(in_range([&] { return "tokens[" + std::to_string(d) + "]"; }, c.tokens[d], 0, limits::kMaxRows));
     if (c.tokens[d] > c.max_num_tokens) {
       return Error{"tokens[" + std::to_string(d) + "]: " + std::to_string(c.tokens[d]) + " exceeds max_num_tokens " +
                    std::to_string(c.max_num_tokens) + " (the scheduler never schedules more than M real tokens)"};
@@ -57,7 +71,8 @@ Status validate_padding(const Padding& p) {
                  " capture sizes, has " + std::to_string(sizes.size())};
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
-    R3_TRY_STATUS(in_range("padding.cudagraph[" + std::to_string(i) + "]", sizes[i], 1, limits::kMaxRows));
+    const auto name = [&] { return "padding.cudagraph[" + std::to_string(i) + "]"; };
+    R3_TRY_STATUS(in_range(name, sizes[i], 1, limits::kMaxRows));
     if (i > 0 && sizes[i] <= sizes[i - 1]) {
       return Error{"padding.cudagraph: sizes must be strictly increasing, entry " + std::to_string(i) + " (" +
                    std::to_string(sizes[i]) + ") follows " + std::to_string(sizes[i - 1])};
@@ -117,7 +132,7 @@ Status validate_entries(const std::string& field, const std::vector<int64_t>& va
                  std::to_string(limits::kMaxMetadataEntries) + " allowed"};
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    R3_TRY_STATUS(in_range(field + "[" + std::to_string(i) + "]", values[i], 0, limits::kMaxRows));
+    R3_TRY_STATUS(in_range([&] { return field + "[" + std::to_string(i) + "]"; }, values[i], 0, limits::kMaxRows));
   }
   return ok_status();
 }

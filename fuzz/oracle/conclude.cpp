@@ -26,13 +26,21 @@ bool capacity_short(Judgement& j, const Case& c, const Step& step) {
   return false;
 }
 
+// Entry by entry: a case has one or two calls, and comparing through memcmp cost more.
+bool same_gathers(const std::vector<char>& a, const std::vector<char>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k] != b[k]) return false;
+  return true;
+}
+
 // A TP group whose ranks disagree on issuing the TP all-gather hangs in production.
 const RankJudgement* collective_mismatch(const Judgement& j, const Step& step) {
   for (int d = 0; d < step.dp; ++d) {
     const RankJudgement& lead = j.ranks[static_cast<size_t>(d * step.tp)];
     for (int t = 1; t < step.tp; ++t) {
       const RankJudgement& other = j.ranks[static_cast<size_t>(d * step.tp + t)];
-      if (other.tp_gathers != lead.tp_gathers) return &other;
+      if (!same_gathers(other.tp_gathers, lead.tp_gathers)) return &other;
     }
   }
   return nullptr;

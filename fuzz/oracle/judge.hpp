@@ -15,14 +15,21 @@ namespace r3 {
 // only those a case report can show (campaigns: words cost more than judging).
 enum class RankDetails { every_rank, reported_ranks };
 
+// How the symbolic judge covers the ranks: by classes of identical ranks (the TP ranks of a
+// DP rank that read the same rows and decide alike are simulated once), or every rank on its
+// own: the slow judgement the class-based one must equal, kept for the property that says so.
+enum class RankClasses { identical_ranks_once, every_rank_alone };
+
 // Judges a policy from shapes alone: its decisions are applied to row ranges, not data.
 Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
-                         RankDetails details = RankDetails::every_rank);
+                         RankDetails details = RankDetails::every_rank,
+                         RankClasses classes = RankClasses::identical_ranks_once);
 
 // The same into `out`, reusing its storage: a campaign judges millions of cases, and a fresh
 // Judgement per case costs more in allocation than the judging does.
 void judge_symbolic_into(Judgement& out, const Case& c, const Step& step, const CapturePolicy& policy,
-                         std::string_view impl_name, RankDetails details);
+                         std::string_view impl_name, RankDetails details,
+                         RankClasses classes = RankClasses::identical_ranks_once);
 
 // Judges an implementation's concrete run: every buffer it returned is compared whole,
 // guard rows included, against the reference image (capture rows [0, n_d) of the layer hold

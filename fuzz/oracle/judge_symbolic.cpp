@@ -1,7 +1,8 @@
 // The symbolic judge. It runs once per generated case on production layouts (hundreds of
 // ranks), so the hot path allocates nothing it can keep (thread-local scratch), decides each
-// rank in O(1) (indexed metadata), simulates a rank's buffer only when its decisions differ
-// from its TP neighbour's, and renders words only for the ranks a report will show.
+// rank in O(1) (indexed metadata), judges classes of identical ranks rather than ranks (the
+// TP ranks of a DP rank that read the same rows and decide alike share one simulation), and
+// renders words, rejection messages included, only for the ranks a report will show.
 #include <algorithm>
 
 #include "fuzz/oracle/judge.hpp"
@@ -20,8 +21,7 @@ std::string call_name(int call, size_t calls) {
 // Why a rank failed, kept as data until someone needs the words.
 struct Finding {
   enum class Kind { none, raised, short_read, overflow, difference } kind = Kind::none;
-  int call = 0;
-  std::string error;  // raised
+  int call = 0;       // raised: the call whose decision raised (decided again for its words)
   Copy copy;          // short_read
   int64_t source_rows = 0;
   int64_t past_end = 0;  // overflow
@@ -43,13 +43,29 @@ std::string describe_difference(const RowImage::Difference& diff, int dp, int tp
   return text;
 }
 
-std::string render(const Finding& f, int dp, int tp, size_t calls) {
+// What a judgement needs to word a rank's finding: the message a rejecting decision raised is
+// not kept while judging (most rejecting ranks are never reported), so the rank decides again.
+struct Wording {
+  const Step& step;
+  const CapturePolicy& policy;
+  const BufferShape& buffer;
+};
+
+std::string raised_message(const Wording& w, size_t r, int call) {
+  const Call& c = w.step.calls[static_cast<size_t>(call)];
+  CaptureDecision decision;  // wants words
+  w.policy.decide(capture_call_for(w.step, c, c.ranks[r], w.buffer), decision);
+  return decision.error;
+}
+
+std::string render(const Finding& f, const Wording& w, size_t r, int dp, int tp) {
+  const size_t calls = w.step.calls.size();
   switch (f.kind) {
     case Finding::Kind::none:
       return "";
     case Finding::Kind::raised:
       return rank_name(dp, tp) + " raised on a valid case" + (calls > 1 ? " in " + call_name(f.call, calls) : "") +
-             ": " + f.error;
+             ": " + raised_message(w, r, f.call);
     case Finding::Kind::short_read:
       return rank_name(dp, tp) + " copies rows [" + std::to_string(f.copy.src_row) + ", " +
              std::to_string(f.copy.src_row + f.copy.rows) + ") of a " + std::to_string(f.source_rows) + "-row tensor";
@@ -65,54 +81,84 @@ std::string render(const Finding& f, int dp, int tp, size_t calls) {
   return "";
 }
 
-struct Scratch {
-  std::vector<CaptureDecision> decisions;  // per call: the decisions of the rank being judged
-  std::vector<CaptureDecision> previous;   // per call: its TP neighbour's, when they differ
-  std::vector<Finding> findings;           // per rank; a rank that mirrors its neighbour uses the neighbour's
-  std::vector<size_t> finding_of;          // per rank: whose entry in `findings` holds its finding
-  RowImage image;
-  RowTensor gathered;
-  std::vector<RankJudgement> spare_ranks;  // rank judgements a smaller case left over, storage intact
+// The per-call vectors of rank judgements a smaller case left over, storage intact: rank
+// counts swing from 1 to 512 between cases, and allocating every rank's vectors each time
+// dominated. Only the vectors are kept (moving whole judgements copied their strings).
+struct SpareStorage {
+  std::vector<std::vector<std::string_view>> branches;
+  std::vector<std::vector<char>> tp_gathers;
 };
 
-// Resizes `ranks` without freeing the storage inside the judgements it drops: rank counts swing
-// from 1 to 512 between cases, and reallocating every rank's vectors each time dominated.
-void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, std::vector<RankJudgement>& spare) {
-  while (ranks.size() > count) {
-    spare.push_back(std::move(ranks.back()));
-    ranks.pop_back();
+struct Scratch {
+  std::vector<CaptureDecision> decisions;  // per call: the decisions of the current class
+  std::vector<CaptureDecision> candidate;  // per call: a TP rank's own, when it decides again
+  std::vector<Finding> findings;           // per class of identical ranks
+  std::vector<size_t> finding_of;          // per rank: its class's entry in `findings`
+  RowImage image;
+  RowTensor gathered;
+  SpareStorage spare;
+};
+
+void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, SpareStorage& spare) {
+  for (size_t r = count; r < ranks.size(); ++r) {
+    spare.branches.push_back(std::move(ranks[r].branches));
+    spare.tp_gathers.push_back(std::move(ranks[r].tp_gathers));
   }
-  while (ranks.size() < count) {
-    if (spare.empty()) {
-      ranks.emplace_back();
-      continue;
-    }
-    ranks.push_back(std::move(spare.back()));
-    spare.pop_back();
+  const size_t before = ranks.size();
+  ranks.resize(count);
+  for (size_t r = before; r < count && !spare.branches.empty(); ++r) {
+    ranks[r].branches = std::move(spare.branches.back());
+    ranks[r].tp_gathers = std::move(spare.tp_gathers.back());
+    spare.branches.pop_back();
+    spare.tp_gathers.pop_back();
   }
 }
 
+// Rejection messages are not compared: they are not built while judging (Wording builds them).
 bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
-  return a.branch == b.branch && a.rejected == b.rejected && a.error == b.error && a.copies == b.copies;
+  return a.branch == b.branch && a.rejected == b.rejected && a.copies == b.copies;
 }
 
-// True when rank r reads exactly what rank r-1 (same DP rank) read and decided the same
-// (`decided_again` false: the decisions are r-1's by construction): then its buffer, verdict
-// and finding are r-1's.
+// True when rank r's capture() sees exactly what its TP neighbour r-1 saw but for the TP rank,
+// so a policy that ignores the TP rank decides the same.
+bool same_view_as_neighbour(const Step& step, size_t r) {
+  if (r % static_cast<size_t>(step.tp) == 0) return false;
+  for (const Call& call : step.calls) {
+    const RankView& mine = call.ranks[r];
+    const RankView& left = call.ranks[r - 1];
+    if (mine.received == left.received) continue;
+    const auto rows = [&](const RankView& v) { return call.tensors[static_cast<size_t>(v.received)].rows(); };
+    if (rows(mine) != rows(left)) return false;
+  }
+  return true;
+}
+
+// True when rank r belongs to the class of its TP neighbour r-1: it reads exactly what r-1
+// read and decided the same (`decided_again` false: the decisions are r-1's by construction),
+// so its buffer, verdict and finding are r-1's.
 bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDecision>& mine,
                        const std::vector<CaptureDecision>& theirs, bool decided_again) {
   if (r % static_cast<size_t>(step.tp) == 0) return false;
   for (size_t k = 0; k < step.calls.size(); ++k) {
     if (decided_again && !same_decision(mine[k], theirs[k])) return false;
     const Call& call = step.calls[k];
-    const bool same_input = call.ranks[r].received == call.ranks[r - 1].received;
+    if (call.ranks[r].received == call.ranks[r - 1].received) continue;
     for (const Copy& copy : mine[k].copies)
-      if (!copy.from_tp_gather && !same_input) return false;  // the TP all-gather is the same for the whole group
+      if (!copy.from_tp_gather) return false;  // the TP all-gather is the same for the whole group
   }
   return true;
 }
 
-// Simulates one rank's step from its decisions and fills its verdict and finding.
+void decide_rank(const Step& step, size_t r, const BufferShape& buffer, const CapturePolicy& policy,
+                 std::vector<CaptureDecision>& out) {
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    const Call& call = step.calls[k];
+    out[k].clear();
+    policy.decide(capture_call_for(step, call, call.ranks[r], buffer), out[k]);
+  }
+}
+
+// Simulates one class's step from its decisions and fills its verdict and finding.
 void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& decisions, int64_t buffer_rows,
                 Scratch& s, RankJudgement& rank, Finding& finding) {
   s.image.clear();
@@ -127,7 +173,6 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
         rank.verdict = Verdict::spurious_reject;
         finding.kind = Finding::Kind::raised;
         finding.call = call.index;
-        finding.error = decision.error;
       }
       rank.rejected = true;
       continue;
@@ -172,29 +217,17 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
 
 // The ranks whose words a report can show: the first failing rank conclude() may settle on
 // with TP rank 0 or a non-latent verdict, and the first failing rank of all.
-void render_reported(Judgement& j, const Scratch& s, size_t calls) {
+void render_reported(Judgement& j, const Scratch& s, const Wording& w) {
   bool first = true, first_published = true;
   for (size_t r = 0; r < j.ranks.size() && (first || first_published); ++r) {
     RankJudgement& rank = j.ranks[r];
     if (rank.verdict == Verdict::pass) continue;
     const bool published = rank.tp == 0 || rank.verdict != Verdict::wrong_rows;
-    if (first || (first_published && published)) rank.detail = render(s.findings[s.finding_of[r]], rank.dp, rank.tp, calls);
+    if (first || (first_published && published))
+      rank.detail = render(s.findings[s.finding_of[r]], w, r, rank.dp, rank.tp);
     first = false;
     if (published) first_published = false;
   }
-}
-
-// True when rank r's capture() sees exactly what its TP neighbour r-1 saw but for the TP rank,
-// so a policy that ignores the TP rank decides the same.
-bool same_view_as_neighbour(const Step& step, size_t r) {
-  if (r % static_cast<size_t>(step.tp) == 0) return false;
-  for (const Call& call : step.calls) {
-    const RankView& mine = call.ranks[r];
-    const RankView& left = call.ranks[r - 1];
-    if (call.tensors[static_cast<size_t>(mine.received)].rows() != call.tensors[static_cast<size_t>(left.received)].rows())
-      return false;
-  }
-  return true;
 }
 
 void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
@@ -208,10 +241,64 @@ void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
   rank.tp_gathers.assign(calls, 0);
 }
 
+// A member (dp, tp) of the class of rank `lead` takes its outcome. Field by field, without
+// reallocating: most cases have one call, and a member costs about as much as this copy.
+void join_class(RankJudgement& rank, int dp, int tp, const RankJudgement& lead) {
+  rank.dp = dp;
+  rank.tp = tp;
+  rank.verdict = lead.verdict;
+  rank.rows = lead.rows;
+  if (!rank.detail.empty()) rank.detail.clear();
+  rank.rejected = lead.rejected;
+  const size_t calls = lead.branches.size();
+  if (rank.branches.size() != calls) {
+    rank.branches.resize(calls);
+    rank.tp_gathers.resize(calls);
+  }
+  for (size_t k = 0; k < calls; ++k) {
+    rank.branches[k] = lead.branches[k];
+    rank.tp_gathers[k] = lead.tp_gathers[k];
+  }
+}
+
+// True when every TP rank of DP rank d is in the class of TP rank 0, whose decisions are
+// `lead`: a policy blind to the TP rank sees the same shapes on each (so decides alike), and
+// each call either hands every TP rank the same tensor or has them copy only from the TP
+// all-gather. The per-rank test (mirrors_neighbour) settles the groups this one does not.
+bool whole_group_alike(const Step& step, size_t d, const std::vector<CaptureDecision>& lead) {
+  const size_t tp = static_cast<size_t>(step.tp);
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    const Call& call = step.calls[k];
+    const RankView* views = &call.ranks[d * tp];
+    const int received = views[0].received;
+    const int64_t rows = call.tensors[static_cast<size_t>(received)].rows();
+    bool same_tensor = true;
+    for (size_t t = 1; t < tp; ++t) {
+      if (views[t].received == received) continue;
+      same_tensor = false;
+      if (call.tensors[static_cast<size_t>(views[t].received)].rows() != rows) return false;
+    }
+    if (same_tensor) continue;
+    for (const Copy& copy : lead[k].copies)
+      if (!copy.from_tp_gather) return false;
+  }
+  return true;
+}
+
+void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
+  resize_keeping_storage(j.ranks, rank_count, s.spare);
+  if (s.findings.size() < rank_count) s.findings.resize(rank_count);
+  s.finding_of.resize(rank_count);
+  s.decisions.resize(calls);
+  s.candidate.resize(calls);
+  for (CaptureDecision& d : s.decisions) d.wants_words = false;
+  for (CaptureDecision& d : s.candidate) d.wants_words = false;
+}
+
 }  // namespace
 
 void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const CapturePolicy& policy,
-                         std::string_view impl_name, RankDetails details) {
+                         std::string_view impl_name, RankDetails details, RankClasses classes) {
   thread_local Scratch s;
   j.impl.assign(impl_name);
   j.verdict = Verdict::pass;
@@ -222,53 +309,58 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const BufferShape buffer{j.allocation.capture_rows, c.model.layers, c.model.top_k};
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   const size_t calls = step.calls.size();
-  const bool per_tp_group = !policy.reads_tp_rank();
-  resize_keeping_storage(j.ranks, rank_count, s.spare_ranks);
-  s.findings.resize(rank_count);
-  s.finding_of.resize(rank_count);
-  s.decisions.resize(calls);
-  s.previous.resize(calls);
-  for (size_t r = 0; r < rank_count; ++r) {
+  const bool by_class = classes == RankClasses::identical_ranks_once;
+  const bool per_tp_group = by_class && !policy.reads_tp_rank();
+  prepare(s, rank_count, calls, j);
+  size_t class_count = 0;
+  const size_t tp = static_cast<size_t>(step.tp);
+  // Rank r joins the class of its TP neighbour or starts one of its own.
+  auto judge_in_turn = [&](size_t r) {
     RankJudgement& rank = j.ranks[r];
-    reset(rank, r, step.tp, calls);
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
     const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
-    if (decided_again) {
-      s.previous.swap(s.decisions);
-      for (size_t k = 0; k < calls; ++k) {
-        const Call& call = step.calls[k];
-        s.decisions[k].clear();
-        policy.decide(capture_call_for(step, call, call.ranks[r], buffer), s.decisions[k]);
-      }
-    }
-    for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
-    if (mirrors_neighbour(step, r, s.decisions, s.previous, decided_again)) {
-      const RankJudgement& left = j.ranks[r - 1];
-      rank.verdict = left.verdict;
-      rank.rows = left.rows;
-      rank.rejected = left.rejected;
-      rank.tp_gathers = left.tp_gathers;
+    if (decided_again) decide_rank(step, r, buffer, policy, s.candidate);
+    const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
+    if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
+      join_class(rank, static_cast<int>(r / tp), static_cast<int>(r % tp), j.ranks[r - 1]);
       s.finding_of[r] = s.finding_of[r - 1];
+      return;
+    }
+    if (decided_again) s.decisions.swap(s.candidate);
+    reset(rank, r, step.tp, calls);
+    for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
+    s.finding_of[r] = class_count;
+    Finding& finding = s.findings[class_count++];
+    finding.kind = Finding::Kind::none;
+    judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
+  };
+  for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
+    const size_t lead = d * tp;
+    judge_in_turn(lead);
+    if (per_tp_group && whole_group_alike(step, d, s.decisions)) {
+      for (size_t t = 1; t < tp; ++t) {
+        join_class(j.ranks[lead + t], static_cast<int>(d), static_cast<int>(t), j.ranks[lead]);
+        s.finding_of[lead + t] = s.finding_of[lead];
+      }
       continue;
     }
-    s.finding_of[r] = r;
-    s.findings[r].kind = Finding::Kind::none;
-    judge_rank(step, r, s.decisions, buffer.rows, s, rank, s.findings[r]);
+    for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r);
   }
+  const Wording words{step, policy, buffer};
   if (details == RankDetails::every_rank) {
     for (size_t r = 0; r < rank_count; ++r)
       if (j.ranks[r].verdict != Verdict::pass)
-        j.ranks[r].detail = render(s.findings[s.finding_of[r]], j.ranks[r].dp, j.ranks[r].tp, calls);
+        j.ranks[r].detail = render(s.findings[s.finding_of[r]], words, r, j.ranks[r].dp, j.ranks[r].tp);
   } else {
-    render_reported(j, s, calls);
+    render_reported(j, s, words);
   }
   conclude(j, c, step);
 }
 
 Judgement judge_symbolic(const Case& c, const Step& step, const CapturePolicy& policy, std::string_view impl_name,
-                         RankDetails details) {
+                         RankDetails details, RankClasses classes) {
   Judgement j;
-  judge_symbolic_into(j, c, step, policy, impl_name, details);
+  judge_symbolic_into(j, c, step, policy, impl_name, details, classes);
   return j;
 }
 

@@ -52,17 +52,18 @@ void RowImage::overwrite(Piece piece) {
 }
 
 void RowImage::write(int64_t dst, const RowTensor& from, int64_t src, int64_t rows, int call) {
-  int64_t start = 0;
-  for (const RowRun& run : from.runs()) {
-    const int64_t end = start + run.length;
+  if (rows <= 0 || src >= from.rows()) return;
+  const std::span<const RowRun> runs = from.runs();
+  // Bisect to the first run read: a rank's rows sit in the middle of a gathered tensor.
+  for (size_t i = src <= 0 ? 0 : from.run_holding(src); i < runs.size(); ++i) {
+    const int64_t start = from.run_start(i), end = start + runs[i].length;
     const int64_t lo = std::max(start, src), hi = std::min(end, src + rows);
     if (lo < hi) {
-      RowRun part = advance(run, lo - start);
+      RowRun part = advance(runs[i], lo - start);
       part.length = hi - lo;
       overwrite({dst + (lo - src), dst + (hi - src), part, call});
     }
     if (end >= src + rows) break;
-    start = end;
   }
 }
 

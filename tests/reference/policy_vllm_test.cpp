@@ -11,7 +11,7 @@ using V = std::vector<int64_t>;
 
 // What capture() sees: n rows, the DP metadata (local_sizes optional), dp_rank, tp_size.
 CaptureDecision decide(const CapturePolicy& policy, int64_t n, V across, std::optional<V> local_sizes, int dp_rank,
-                       int tp_size, int tp_rank = 0) {
+                       int tp_size, int tp_rank = 0, bool wants_words = true) {
   const DpMetadata metadata{std::move(across), std::move(local_sizes)};
   CaptureCall call;
   call.dp_rank = dp_rank;
@@ -23,6 +23,7 @@ CaptureDecision decide(const CapturePolicy& policy, int64_t n, V across, std::op
   call.layer = 1;
   call.capture_buffer = {8, 4, 2};
   CaptureDecision out;
+  out.wants_words = wants_words;
   policy.decide(call, out);
   return out;
 }
@@ -61,6 +62,24 @@ TEST_F(Vllm50874Test, UpstreamOneRowRaises) {  // 1 row with [2, 3]: raises
   EXPECT_EQ(d.error, "routed experts have 1 rows; expected 5 (all DP ranks), 3 (this DP rank) or 2 (one SP shard)");
   const CaptureDecision tp1 = decide(*policy, 1, {2, 3}, V{2, 3}, 0, 1);
   EXPECT_EQ(tp1.error, "routed experts have 1 rows; expected 5 (all DP ranks), 2 (this DP rank), 5 (sum of local_sizes)");
+}
+
+// The symbolic judge decides every class lead without words and words the reported rank only.
+TEST_F(Vllm50874Test, RejectsWithoutWordsWhenNoneAreWanted) {
+  for (const auto& p : {make_vllm_50874_policy(), make_vllm_pre_50874_policy()}) {
+    CaptureDecision d = decide(*p, 1, {2, 3}, std::nullopt, 1, 2, 0, false);
+    EXPECT_TRUE(d.rejected) << p->name();
+    EXPECT_EQ(d.branch, branch::error);
+    EXPECT_EQ(d.error, "");
+    d.clear();
+    EXPECT_FALSE(d.wants_words);  // the caller's choice outlives clear()
+    EXPECT_NE(decide(*p, 1, {2, 3}, std::nullopt, 1, 2, 0, true).error, "") << p->name();
+  }
+  CaptureDecision given;
+  given.wants_words = false;
+  given.reject(std::string("a message built by the caller"));
+  EXPECT_TRUE(given.rejected);
+  EXPECT_EQ(given.error, "");
 }
 
 TEST_F(Vllm50874Test, LocalBranch) {

@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "fuzz/oracle/host_executor.hpp"
+#include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
@@ -157,6 +158,107 @@ TEST(JudgeSymbolic, AcceptingDisagreeingMetadataIsAMissedReject) {
   c.topology = test::kDp2Tp2EpSp;
   c.path = Path::gathered;
   EXPECT_EQ(judge(c, *make_vllm_50874_policy()).verdict, Verdict::pass);  // it raises, as it must
+}
+
+// ---- classes of identical ranks ----------------------------------------------------------
+
+// Raises with the TP rank in its words; messages are not built while judging, so TP ranks
+// 0 and 1 fall into one class, and each rank's words must still be its own.
+class TpNamingRejectPolicy final : public CapturePolicy {
+ public:
+  std::string_view name() const override { return "tp-naming-reject"; }
+  Allocation allocate(const Case& c) const override { return {c.max_num_tokens, std::nullopt, 16}; }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    out.reject([&] { return "tp " + std::to_string(call.tp_rank) + " refuses"; });
+  }
+};
+
+TEST(JudgeSymbolic, EachRankOfAClassIsWordedWithItsOwnDecision) {
+  Case c = make_case(test::kDp2, 8, {2, 3}, Path::gathered);
+  c.topology.tp = 2;
+  const Judgement j = judge(c, TpNamingRejectPolicy());
+  EXPECT_EQ(j.detail, "dp 0 tp 0 raised on a valid case: tp 0 refuses");
+  ASSERT_EQ(j.ranks.size(), 4u);
+  EXPECT_EQ(j.ranks[1].detail, "dp 0 tp 1 raised on a valid case: tp 1 refuses");
+  EXPECT_EQ(j.ranks[3].detail, "dp 1 tp 1 raised on a valid case: tp 1 refuses");
+}
+
+// Delegates to a policy, optionally shifting the writes of odd TP ranks by one row, and says
+// it reads the TP rank: the judge must then decide every rank, and split TP groups into classes.
+class TpAwarePolicy final : public CapturePolicy {
+ public:
+  TpAwarePolicy(std::unique_ptr<CapturePolicy> inner, bool shift_odd)
+      : inner_(std::move(inner)), shift_odd_(shift_odd) {}
+  std::string_view name() const override { return shift_odd_ ? "shift-odd-tp" : "tp-aware"; }
+  Allocation allocate(const Case& c) const override { return inner_->allocate(c); }
+  void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    inner_->decide(call, out);
+    if (shift_odd_ && call.tp_rank % 2 == 1)
+      for (Copy& copy : out.copies) copy.dst_row += 1;
+  }
+
+ private:
+  std::unique_ptr<CapturePolicy> inner_;
+  bool shift_odd_;
+};
+
+std::vector<std::unique_ptr<CapturePolicy>> policies_to_compare() {
+  std::vector<std::unique_ptr<CapturePolicy>> p;
+  p.push_back(make_vllm_50874_policy());
+  p.push_back(make_vllm_pre_50874_policy());
+  p.push_back(make_r3_fixed_policy());
+  p.push_back(std::make_unique<TpAwarePolicy>(make_vllm_50874_policy(), false));
+  p.push_back(std::make_unique<TpAwarePolicy>(make_r3_fixed_policy(), true));
+  return p;
+}
+
+// Empty when the class-based judgement equals the rank-by-rank one, else the first field that differs.
+std::string judgement_difference(const Judgement& a, const Judgement& b) {
+  if (a.verdict != b.verdict) return "verdict";
+  if (a.severity != b.severity) return "severity";
+  if (a.branch != b.branch) return "branch";
+  if (a.detail != b.detail) return "detail: " + a.detail + " | " + b.detail;
+  if (a.ranks.size() != b.ranks.size()) return "rank count";
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    const RankJudgement& x = a.ranks[r];
+    const RankJudgement& y = b.ranks[r];
+    const bool same = x.dp == y.dp && x.tp == y.tp && x.verdict == y.verdict && x.branches == y.branches &&
+                      x.rows == y.rows && x.detail == y.detail && x.rejected == y.rejected &&
+                      x.tp_gathers == y.tp_gathers;
+    if (!same) return "rank " + std::to_string(r) + ": " + x.detail + " | " + y.detail;
+  }
+  return "";
+}
+
+std::string classes_against_ranks(const Case& c, const CapturePolicy& policy) {
+  const Step step = *derive_step(c);
+  const Judgement by_class = judge_symbolic(c, step, policy, policy.name());
+  const Judgement alone =
+      judge_symbolic(c, step, policy, policy.name(), RankDetails::every_rank, RankClasses::every_rank_alone);
+  return judgement_difference(by_class, alone);
+}
+
+RC_GTEST_PROP(JudgeSymbolicProperty, ClassesOfIdenticalRanksJudgeLikeEveryRankAlone, ()) {
+  const Case c = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .extras = true});
+  for (const auto& policy : policies_to_compare()) {
+    const std::string diff = classes_against_ranks(c, *policy);
+    if (!diff.empty()) RC_FAIL(std::string(policy->name()) + ": " + diff);
+  }
+}
+
+// The same on the campaign's own production layouts (up to 512 ranks), every profile's steps.
+TEST(JudgeSymbolic, ClassesJudgeGeneratedProductionCasesLikeEveryRankAlone) {
+  GeneratorOptions options;
+  options.profile = Profile::any;
+  options.sizes = {SizeClass::production};
+  options.metadata_overrides = true;
+  const auto policies = policies_to_compare();
+  for (uint64_t i = 0; i < 400; ++i) {
+    const Case c = generate_case(11, i, options).c;
+    for (const auto& policy : policies) {
+      ASSERT_EQ(classes_against_ranks(c, *policy), "") << policy->name() << " case #" << i;
+    }
+  }
 }
 
 // ---- properties -------------------------------------------------------------------------
