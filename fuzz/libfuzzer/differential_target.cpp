@@ -36,9 +36,11 @@ const r3::DifferentialRunner& runner() {
   return instance;
 }
 
-// 2^19 inputs in 16 MiB: minutes of fuzzing before it starts over.
+// 2^16 inputs in 2 MiB: a minute or more of fuzzing before it starts over. Larger tables cost
+// every start more than they save (ASan faults in and clears each page at startup, and the
+// time to kill a fault, bench/mutator-vs-bytes.sh, is mostly startup).
 r3::JudgedInputs& judged() {
-  static r3::JudgedInputs inputs(size_t{1} << 19, size_t{16} << 20);
+  static r3::JudgedInputs inputs(size_t{1} << 16, size_t{2} << 20);
   return inputs;
 }
 
