@@ -65,11 +65,21 @@ Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const Differenti
   return impls;
 }
 
-std::optional<Judgement> judge(const Implementation& impl, const Case& c, const Step& step) {
-  const auto mode = choose_judge_mode(Mode::mixed, impl, c);
-  if (!mode) return std::nullopt;
+// Symbolically whenever the implementation has a policy: symbolic and concrete verdicts agree
+// on every case small enough for both (tests/fuzz/oracle), and the symbolic judge reuses its
+// storage where the host executor materialises every buffer. Implementations without a policy
+// (the GPU pipeline, adapters) run concretely: every input of the target is small enough.
+std::optional<JudgeMode> judge_mode(const Implementation& impl, const Case& c) {
+  return choose_judge_mode(Mode::symbolic, impl, c);
+}
+
+// Judges into `out`, reusing its storage; false when `impl` cannot be judged on `c`.
+bool judge_into(Judgement& out, const Implementation& impl, const Case& c, const Step& step) {
+  const auto mode = judge_mode(impl, c);
+  if (!mode) return false;
   // Only the reported rank's words reach a report; rendering every rank's costs more than judging.
-  return judge_case(impl, c, step, *mode, RankDetails::reported_ranks);
+  judge_case_into(out, impl, c, step, *mode, RankDetails::reported_ranks);
+  return true;
 }
 
 // Signatures the regression cases in `dir` show for the implementation each one names; each
@@ -91,9 +101,9 @@ Result<std::set<Signature>> known_signatures(const std::string& dir, FindingGrou
     auto impl = make_implementation(c.expect->impl, {});
     if (!impl) return Error{file.string() + ": expect.impl: " + impl.error().message};
     R3_TRY(Step step, derive_step(c));
-    if (auto j = judge(**impl, c, step); j && j->failed()) {
-      known.insert(signature_of(*j, c.path));
-      findings.place(known.size(), **impl, *j, c);
+    if (Judgement j; judge_into(j, **impl, c, step) && j.failed()) {
+      known.insert(signature_of(j, c.path));
+      findings.place(known.size(), **impl, j, c);
     }
   }
   for (Finding& f : findings.findings()) f.known = true;
@@ -162,6 +172,7 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
   DifferentialRunner runner;
   runner.config_ = config;
   R3_TRY(runner.impls_, make_impls(config));
+  runner.judgements_.resize(runner.impls_.size());
   if (!config.known_dir.empty()) {
     ShrinkOptions shrink;
     shrink.profile = config.profile;
@@ -196,27 +207,28 @@ DifferentialVerdict DifferentialRunner::run(const Case& c) const {
   }
   auto step = derive_step(c);
   R3_CHECK(step.ok(), "the fuzz targets only run valid cases");
-  std::vector<std::string> names;
   std::vector<Failure> findings;
-  for (const auto& impl : impls_) {
-    names.push_back(impl->name());
-    const auto j = judge(*impl, c, *step);
-    if (!j || !j->failed()) continue;
-    const Signature signature = signature_of(*j, c.path);
-    if (known_.count(signature) || joins_known_finding(*impl, *j, c)) {
+  for (size_t i = 0; i < impls_.size(); ++i) {
+    const Implementation& impl = *impls_[i];
+    Judgement& j = judgements_[i];
+    if (!judge_into(j, impl, c, *step) || !j.failed()) continue;
+    const Signature signature = signature_of(j, c.path);
+    if (known_.count(signature) || joins_known_finding(impl, j, c)) {
       verdict.known_hits.push_back(signature);
       continue;
     }
-    if (j->severity == Severity::latent && !config_.strict) continue;
+    if (j.severity == Severity::latent && !config_.strict) continue;
     Failure f;
     f.signature = signature;
-    f.severity = j->severity;
-    f.detail = j->detail;
+    f.severity = j.severity;
+    f.detail = j.detail;
     f.c = c;
-    f.judged_as = *choose_judge_mode(Mode::mixed, *impl, c);
+    f.judged_as = *judge_mode(impl, c);
     findings.push_back(std::move(f));
   }
   if (findings.empty()) return verdict;
+  std::vector<std::string> names;
+  for (const auto& impl : impls_) names.push_back(impl->name());
   verdict.abort = true;
   verdict.report = report_for(c, names, std::move(findings), config_.strict);
   return verdict;

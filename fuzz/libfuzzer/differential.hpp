@@ -65,8 +65,9 @@ class DifferentialRunner {
   // learn the known signatures and findings. Errors name the implementation, fault or file.
   static Result<DifferentialRunner> create(const DifferentialConfig& config);
 
-  // Judges every implementation on `c` (a valid case small enough for concrete mode). Const to
-  // its callers; it learns which new signatures belong to known findings (a cache).
+  // Judges every implementation on `c` (a valid case small enough for concrete mode):
+  // symbolically when it has a policy, else concretely. Const to its callers; it learns which
+  // new signatures belong to known findings (a cache) and reuses its judgements' storage.
   DifferentialVerdict run(const Case& c) const;
 
   const std::vector<std::unique_ptr<Implementation>>& implementations() const { return impls_; }
@@ -84,6 +85,9 @@ class DifferentialRunner {
   // Findings of the known regression cases; run() adds no finding of its own to it.
   mutable std::unique_ptr<FindingGrouper> known_findings_;
   mutable size_t placed_ = 0;
+  // One judgement per implementation, reused from input to input: a fresh one per input costs
+  // more in allocation (under ASan) than judging a small case does.
+  mutable std::vector<Judgement> judgements_;
 };
 
 }  // namespace r3

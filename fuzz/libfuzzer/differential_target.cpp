@@ -2,12 +2,16 @@
 // does not keep them) -> every selected implementation judged beside the reference. A failing
 // verdict prints `r3fuzz run`'s report and the case as JSON, then aborts, so every crash
 // artifact explains itself. Configuration: see differential.hpp (environment variables).
+// An input judged before is answered from memory (judged_inputs.hpp); at exit the target says
+// how many inputs it judged and how many repeats it answered so.
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <span>
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/libfuzzer/differential.hpp"
+#include "fuzz/libfuzzer/judged_inputs.hpp"
 
 namespace {
 
@@ -32,17 +36,26 @@ const r3::DifferentialRunner& runner() {
   return instance;
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  runner();
-  return 0;
+// 2^16 inputs in 2 MiB: a minute or more of fuzzing before it starts over. Larger tables cost
+// every start more than they save (ASan faults in and clears each page at startup, and the
+// time to kill a fault, bench/mutator-vs-bytes.sh, is mostly startup).
+r3::JudgedInputs& judged() {
+  static r3::JudgedInputs inputs(size_t{1} << 16, size_t{2} << 20);
+  return inputs;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+size_t judged_count = 0;
+size_t repeat_count = 0;
+
+void print_judged_counts() {
+  std::fprintf(stderr, "r3fuzz differential target: %zu inputs judged, %zu repeats answered from memory\n",
+               judged_count, repeat_count);
+}
+
+int judge_input(std::span<const uint8_t> input) {
   // The same decoding as `r3fuzz shrink --from-bytes` and `seed --to-json`, so a crash file means
   // one case everywhere; cases beyond the concrete limits (unmutated production seeds) are not run.
-  auto c = r3::case_from_fuzz_input(std::span<const uint8_t>(data, size));
+  auto c = r3::case_from_fuzz_input(input);
   if (!c || !r3::fits_binary_limits(*c, r3::concrete_binary_limits())) return -1;
   const r3::DifferentialVerdict verdict = runner().run(*c);
   if (verdict.skipped) return -1;  // not judged: keep it out of the corpus
@@ -56,4 +69,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::fputs(verdict.report.c_str(), stderr);
   std::fflush(stderr);
   std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  runner();
+  judged();
+  std::atexit(print_judged_counts);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::span<const uint8_t> input(data, size);
+  if (const auto result = judged().find(input)) {
+    ++repeat_count;
+    return *result;
+  }
+  ++judged_count;
+  const int result = judge_input(input);
+  judged().remember(input, result);
+  return result;
 }

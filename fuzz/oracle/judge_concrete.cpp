@@ -177,10 +177,13 @@ struct ReplayReference {
 
 const ReplayReference& replay_reference(const GuardedImage& img, const Case& c, const Step& step, size_t r,
                                         ReplayReference& cache) {
-  std::vector<int> received;
-  for (const Call& call : step.calls) received.push_back(call.ranks[r].received);
-  if (cache.received == received && cache.bits == img.bits && !cache.want.empty()) return cache;
-  cache.received = std::move(received);
+  // Compared in place: building rank r's list first would allocate once per rank.
+  const bool same = cache.bits == img.bits && !cache.want.empty() && cache.received.size() == step.calls.size() &&
+                    std::equal(step.calls.begin(), step.calls.end(), cache.received.begin(),
+                               [r](const Call& call, int got) { return call.ranks[r].received == got; });
+  if (same) return cache;
+  cache.received.clear();
+  for (const Call& call : step.calls) cache.received.push_back(call.ranks[r].received);
   cache.bits = img.bits;
   const int K = c.model.top_k;
   std::vector<int32_t>& want = cache.want;

@@ -42,6 +42,7 @@ Result<ConcreteOutcome> collect_outcome(const PlannedCase& planned, const Device
   }
   ConcreteOutcome out;
   out.allocation = planned.allocation;
+  out.ranks.reserve(planned.ranks.size());  // one allocation, not one per doubling
   for (const PlannedRank& rank : planned.ranks) {
     ConcreteRank& r = out.ranks.emplace_back();
     r.dp = rank.dp;

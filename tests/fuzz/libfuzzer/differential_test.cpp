@@ -169,6 +169,27 @@ TEST(DifferentialRunner, AKnownCaseNamingACommandIsRefusedNotRun) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// Policy models are judged symbolically; each implementation's judgement is reused from input
+// to input, so a failing input must leave nothing behind for the passing one after it, nor the
+// passing one for the next failing one.
+TEST(DifferentialRunner, JudgesPoliciesSymbolicallyAndReusesNothingButStorage) {
+  const Case failing = regression("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  const Case passing =
+      test::with_model_at_layer(test::make_case(test::kDp2Tp2EpSp, 8, {5, 3}, Path::gathered), {2, 1, 8}, 0);
+  auto runner = DifferentialRunner::create({{"vllm-50874", "r3-fixed"}, "", false, ""});
+  ASSERT_TRUE(runner) << runner.error().message;
+  const DifferentialVerdict first = runner->run(failing);
+  ASSERT_TRUE(first.abort);
+  EXPECT_NE(first.report.find("vllm-50874/wrong_rows/"), std::string::npos) << first.report;
+  EXPECT_NE(first.report.find(", judged symbolic\n"), std::string::npos) << first.report;
+  EXPECT_EQ(first.report.find("r3-fixed/"), std::string::npos) << first.report;
+  const DifferentialVerdict clean = runner->run(passing);
+  EXPECT_FALSE(clean.abort) << clean.report;
+  EXPECT_TRUE(clean.report.empty());
+  const DifferentialVerdict again = runner->run(failing);
+  EXPECT_EQ(again.report, first.report);
+}
+
 TEST(DifferentialRunner, PassingCasesReportNothing) {
   const Case c =
       test::with_model_at_layer(test::make_case(test::kDp2Tp2EpSp, 8, {5, 3}, Path::gathered), {2, 1, 8}, 0);
