@@ -197,7 +197,7 @@ class CampaignMerge {
 
 // One worker's implementations and judgement scratch.
 struct Worker {
-  std::vector<std::unique_ptr<Implementation>> owned;  // empty for worker 0
+  std::vector<std::unique_ptr<Implementation>> owned;  // empty when the worker judges with the campaign's own
   const std::vector<std::unique_ptr<Implementation>>* impls = nullptr;
   std::vector<Judgement> judgements;
 };
@@ -208,11 +208,14 @@ Result<std::vector<Worker>> make_workers(const CampaignOptions& options,
   if (options.jobs < 1) return Error{"jobs: " + std::to_string(options.jobs) + " is below 1"};
   if (options.jobs > 1 && !hooks.make_impls) return Error{"internal: jobs > 1 needs CampaignHooks::make_impls"};
   std::vector<Worker> workers(static_cast<size_t>(options.jobs));
+  // One worker judges with the campaign's implementations; several each make their own, because
+  // the merging thread shrinks with the campaign's while they judge the next round.
+  const bool own = workers.size() > 1;
   for (size_t w = 0; w < workers.size(); ++w) {
-    if (w > 0) {
+    if (own) {
       R3_TRY(workers[w].owned, hooks.make_impls());
     }
-    workers[w].impls = w == 0 ? &impls : &workers[w].owned;
+    workers[w].impls = own ? &workers[w].owned : &impls;
     workers[w].judgements.resize(impls.size());
   }
   return workers;
@@ -240,53 +243,85 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   auto stopping = [&] { return hooks.stop && hooks.stop->load(std::memory_order_relaxed); };
   CampaignMerge merge(options, impls, hooks, report, start);
 
-  // Rounds of cases: the workers judge a round's cases (worker w takes every jobs-th), then they
-  // are merged in case order. A round grows while rounds are quick, so slow implementations
-  // (external adapters) still merge, write and report progress often.
-  std::vector<CaseOutcome> round;
+  // Rounds of cases: the workers judge a round's cases (each a contiguous block), then they
+  // are merged in case order. With several workers the next round is judged while this thread
+  // merges the last one (its shrinking and file writes included), so merging costs no worker
+  // time; a round judged past the end of the run is dropped unmerged. A round grows while rounds
+  // are quick, so slow implementations (external adapters) still merge, write and report progress
+  // often.
+  struct Round {
+    std::vector<CaseOutcome> cases;
+    uint64_t first = 0;  // index of its first case
+    size_t count = 0;
+    std::vector<std::jthread> threads;  // joined on destruction, so an early return waits for them
+    Clock::time_point started;
+  };
+  const bool pipelined = workers.size() > 1;
   size_t round_size = workers.size();
-  uint64_t next = 0;
-  bool done = false;
-  while (!done && !stopping()) {
-    size_t count = round_size;
-    if (options.max_cases) count = static_cast<size_t>(std::min<int64_t>(count, *options.max_cases - report.cases));
-    if (count == 0) break;
-    if (round.size() < count) round.resize(count);
-    const Clock::time_point round_start = Clock::now();
-    auto judge_share = [&](size_t w) {
-      for (size_t i = w; i < count; i += workers.size()) {
-        round[i].judged = false;
-        // The clock is read every 16th case: cheap at 500k cases/s, fine-grained enough for --time.
-        if (stopping() || (deadline && (i / workers.size()) % 16 == 0 && Clock::now() >= *deadline)) {
-          for (size_t rest = i; rest < count; rest += workers.size()) round[rest].judged = false;
-          return;
-        }
-        judge_case_outcome(options.seed, next + i, generator, options.mode, *workers[w].impls, workers[w].judgements,
-                           hooks.stop, round[i]);
+  // Worker w judges the w-th of `jobs` contiguous blocks of the round: neighbouring cases (and
+  // the heap blocks they own) stay with one thread.
+  auto judge_share = [&](Round& round, size_t w) {
+    const size_t begin = round.count * w / workers.size(), end = round.count * (w + 1) / workers.size();
+    for (size_t i = begin; i < end; ++i) {
+      round.cases[i].judged = false;
+      // The clock is read every 16th case: cheap at 500k cases/s, fine-grained enough for --time.
+      if (stopping() || (deadline && (i - begin) % 16 == 0 && Clock::now() >= *deadline)) {
+        for (size_t rest = i; rest < end; ++rest) round.cases[rest].judged = false;
+        return;
       }
-    };
-    if (workers.size() == 1) {
-      judge_share(0);
-    } else {
-      std::vector<std::thread> threads;
-      for (size_t w = 0; w < workers.size(); ++w) threads.emplace_back(judge_share, w);
-      for (std::thread& t : threads) t.join();
+      judge_case_outcome(options.seed, round.first + i, generator, options.mode, *workers[w].impls,
+                         workers[w].judgements, hooks.stop, round.cases[i]);
     }
-    for (size_t i = 0; i < count; ++i) {
-      if (!round[i].judged) {  // time ran out or a signal came: the merged prefix is the run
-        done = true;
-        break;
-      }
-      R3_TRY(const bool merged, merge.merge(round[i]));
-      if (!merged) {
-        done = true;
-        break;
-      }
+  };
+  auto start_round = [&](Round& round, uint64_t first, size_t count) {
+    round.first = first;
+    round.count = count;
+    if (round.cases.size() < count) round.cases.resize(count);
+    round.started = Clock::now();
+    if (!pipelined) {
+      judge_share(round, 0);
+      return;
     }
-    next += count;
+    for (size_t w = 0; w < workers.size(); ++w) round.threads.emplace_back([&judge_share, &round, w] { judge_share(round, w); });
+  };
+  auto finish_round = [&](Round& round) {
+    round.threads.clear();  // joins
+    if (Clock::now() - round.started < std::chrono::milliseconds(50)) round_size = std::min<size_t>(round_size * 2, 65536);
+  };
+  // Cases of the next round starting after `scheduled` cases: none once --cases is reached.
+  auto next_count = [&](int64_t scheduled) -> size_t {
+    if (stopping()) return 0;
+    if (!options.max_cases) return round_size;
+    return static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(round_size), *options.max_cases - scheduled));
+  };
+  // Merges a judged round in case order; false once the run is over.
+  auto merge_round = [&](const Round& round) -> Result<bool> {
+    for (size_t i = 0; i < round.count; ++i) {
+      if (!round.cases[i].judged) return false;  // time ran out or a signal came: the merged prefix is the run
+      R3_TRY(const bool merged, merge.merge(round.cases[i]));
+      if (!merged) return false;
+    }
     if (hooks.on_progress) hooks.on_progress({report.cases, merge.unique_failures(), seconds_since(start)});
-    if (Clock::now() - round_start < std::chrono::milliseconds(50)) round_size = std::min<size_t>(round_size * 2, 65536);
+    return true;
+  };
+
+  Round rounds[2];
+  Round* judged = &rounds[0];
+  Round* next = &rounds[1];
+  start_round(*judged, 0, next_count(0));
+  finish_round(*judged);
+  while (judged->count > 0) {
+    const uint64_t after = judged->first + judged->count;
+    const size_t count = next_count(static_cast<int64_t>(after));
+    if (pipelined && count > 0) start_round(*next, after, count);
+    R3_TRY(const bool going_on, merge_round(*judged));
+    if (!going_on) break;
+    if (!pipelined && count > 0) start_round(*next, after, count);
+    if (count == 0) break;
+    finish_round(*next);
+    std::swap(judged, next);
   }
+  next->threads.clear();  // a round judged past the end of the run: wait for it, drop it
   report.interrupted = stopping();
   R3_TRY_STATUS(merge.finish());
   report.timing.elapsed_seconds = seconds_since(start);
