@@ -167,8 +167,8 @@ write_markdown() {
     echo "the machine; their sum over one process alone is what N cores give this work here, and a speed-up"
     echo "cannot pass it. Inside one process the workers judge contiguous blocks of a round while the main"
     echo "thread merges the previous round (shrinking and file writes included), so merging takes no worker"
-    echo "time; what remains between the speed-up and the ceiling is the barrier at each round's end (the slower"
-    echo "block waits for nothing, the faster one idles) and the heap the workers' threads share."
+    echo "time; what remains between the speed-up and the ceiling is the barrier at each round's end (a worker"
+    echo "that finishes its block first idles until the others finish) and the heap the workers' threads share."
   } >"$OUT_MD"
   echo "campaign-bench: wrote $OUT_MD"
 }
