@@ -51,7 +51,7 @@ int measure_file(const std::string& path, const std::string& spec) {
   std::string sig = "(not judged)";
   if (auto how = judge_mode_for(**impl, *c); how.ok()) {
     auto j = judge_with(**impl, *how)(*c);
-    sig = !j.ok() ? j.error().message : j->failed() ? signature_of(*j, c->path).text() : "pass";
+    sig = !j.ok() ? j.error().message : j->failed() ? signature_of(*j, *c).text() : "pass";
   }
   const auto [fields, bytes] = measure(*c);
   std::printf("%d\t%zu\t%s\t%s\n", fields, bytes, sig.c_str(), summarize(*c).c_str());
@@ -79,10 +79,10 @@ int find(const std::string& out_dir, const std::string& spec) {
     const CaseJudge judge = judge_with(**impl, *how);
     auto first = judge(input);
     if (!first.ok() || !first->failed()) continue;
-    const Signature sig = signature_of(*first, input.path);
+    const Signature sig = signature_of(*first, input);
     auto same = [&](const Case& c) {
       auto j = judge(c);
-      return j.ok() && j->failed() && signature_of(*j, c.path) == sig;
+      return j.ok() && j->failed() && signature_of(*j, c) == sig;
     };
     const std::string name = spec;
     row(name, "input", input, 0, sig.text());

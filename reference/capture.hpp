@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reference/engines/sglang/forward_layout.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -34,6 +35,18 @@ struct CaptureCall {
   int call_count = 1;
   int64_t row_offset = 0;  // micro-batch start or chunk start (0 on single-call steps)
   int64_t chunk_size = 0;  // DP chunk size, 0 when the step is not chunked
+  // SGLang steps: the forward's layout and window inputs (null for vLLM). SGLang's capture
+  // writes the whole tensor at row 0; the window its policy picks runs after the last call.
+  const sglang::ForwardLayout* sglang = nullptr;
+  int64_t rows_written = 0;  // SGLang: rows this call writes (the DeepEP gather of the tensor, else the tensor)
+};
+
+// SGLang's forward-end window (state_capturer/routed_experts.py, _get_local_slice): buffer rows
+// [start, start + rows) of this DP rank, as the policy computed them.
+struct Window {
+  int64_t start = 0;
+  int64_t rows = 0;
+  bool operator==(const Window&) const = default;
 };
 
 // Copies rows [src_row, src_row + rows) of the received tensor (or of the TP all-gather of
@@ -61,6 +74,10 @@ struct CaptureDecision {
   bool rejected = false;
   std::string error;  // the message raised, when rejected (empty when the caller wants no words)
   std::vector<Copy> copies;
+  // SGLang policies: the window the forward end reads. Each call's copies are then the rows
+  // of that call's write the window publishes (buffer row start + j lands in published row j),
+  // so applying the calls in order gives what the window reads after the last one.
+  std::optional<Window> window;
   // Set by the caller, kept by clear(): false when it decides for many ranks and reads no
   // message (the symbolic judge words only the reported rank, deciding it again). Building
   // every rejecting rank's message cost more than the judging.
@@ -71,6 +88,7 @@ struct CaptureDecision {
     rejected = false;
     error.clear();
     copies.clear();
+    window.reset();
   }
   void reject(std::string message) {
     mark_rejected();

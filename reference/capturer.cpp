@@ -52,6 +52,10 @@ CaptureCall capture_call_for(const Step& step, const Call& call, const RankView&
   c.call_count = static_cast<int>(step.calls.size());
   c.row_offset = call.row_offset;
   c.chunk_size = call.chunk_size;
+  if (step.sglang) {
+    c.sglang = &*step.sglang;
+    c.rows_written = call.tensors[static_cast<size_t>(view.tp_gathered >= 0 ? view.tp_gathered : view.received)].rows();
+  }
   return c;
 }
 

@@ -56,6 +56,9 @@ class Implementation {
   // Runs the whole step on concrete data. An Error means the implementation itself failed
   // (an adapter crashed or lied), not that it rejected the case.
   virtual Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const = 0;
+  // False for an engine whose cases it cannot judge (a policy model judges only its engine's
+  // cases; the GPU pipeline and adapters serve both).
+  virtual bool serves(Engine engine) const { return engine == Engine::vllm || engine == Engine::sglang; }
 };
 
 }  // namespace r3

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "reference/engines/sglang/layout.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -295,6 +296,7 @@ int64_t most_rows_to_chunk(const Case& c) {
 }
 
 Result<Step> derive_step(const Case& c) {
+  if (c.engine == Engine::sglang) return sglang::derive_step(c);
   R3_TRY_STATUS(validate(c));
   Step s;
   s.dp = c.topology.dp;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference/case.hpp"
+#include "reference/engines/sglang/forward_layout.hpp"
 #include "reference/error.hpp"
 #include "reference/rows.hpp"
 
@@ -66,6 +67,7 @@ struct Call {
 };
 
 struct Step {
+  Engine engine = Engine::vllm;
   int dp = 1;
   int tp = 1;
   bool sp = false;
@@ -84,6 +86,10 @@ struct Step {
   // Set when the case's metadata override disagrees with its layout: every implementation
   // must then reject the step. Holds the reason, naming the field.
   std::optional<std::string> rejection;
+  // SGLang steps: the forward's layout and window inputs. For them num_tokens_across_dp holds
+  // the real tokens of each DP rank (the rows SGLang publishes), path is single, and each
+  // call's metadata is unset (SGLang's capture reads no DpMetadata).
+  std::optional<sglang::ForwardLayout> sglang;
 };
 
 int64_t ceil_div(int64_t a, int64_t b);
@@ -102,7 +108,8 @@ std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool
 int64_t most_rows_to_chunk(const std::vector<int64_t>& n, int tp, bool sp);
 int64_t most_rows_to_chunk(const Case& c);
 
-// Everything above plus the calls. The case must be valid (validate() first); this checks it again.
+// Everything above plus the calls, for the case's engine (SGLang: reference/engines/sglang/layout.hpp).
+// The case must be valid (validate() first); this checks it again.
 Result<Step> derive_step(const Case& c);
 
 }  // namespace r3

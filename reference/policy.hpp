@@ -32,6 +32,8 @@ class CapturePolicy {
   // DP rank takes the same decision from the same shapes. The symbolic judge then decides once
   // per TP group. True (the safe default) for any policy that may treat TP ranks differently.
   virtual bool reads_tp_rank() const { return true; }
+  // The engine whose cases it models: a policy judges only its own engine's cases.
+  virtual Engine engine() const { return Engine::vllm; }
 };
 
 // vLLM after PR #50874 (docs/layout-contract.md section 7).
@@ -41,9 +43,15 @@ std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy();
 // The proposed fix: correct on every path of the model (docs/layout-contract.md sections 7 to 9).
 std::unique_ptr<CapturePolicy> make_r3_fixed_policy();
 
-// The policy model of that name (vllm-50874, vllm-pre-50874, r3-fixed), or null.
+// SGLang's (reference/engines/sglang/policy.hpp): upstream main, the sglang-miles branch, the fix.
+std::unique_ptr<CapturePolicy> make_sglang_policy();
+std::unique_ptr<CapturePolicy> make_sglang_miles_policy();
+std::unique_ptr<CapturePolicy> make_sglang_fixed_policy();
+
+// The policy model of that name (vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles,
+// sglang-fixed), or null.
 std::unique_ptr<CapturePolicy> make_policy(std::string_view name);
-// "vllm-50874, vllm-pre-50874, r3-fixed".
+// "vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles, sglang-fixed".
 std::string_view policy_names();
 
 // Replay buffer rows under vLLM's sizing after #50874: M * (D*T if EP else D).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "reference/engines/sglang/profile.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -77,8 +78,18 @@ bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches) {
 
 
 
+Engine engine_of(Profile profile) {
+  return profile == Profile::sglang || profile == Profile::sglang_miles ? Engine::sglang : Engine::vllm;
+}
+
+bool covers(Profile profile, Engine engine) { return profile == Profile::any || engine_of(profile) == engine; }
 Status check_profile(const Case& c, Profile profile) {
   if (profile == Profile::any) return ok_status();
+  if (!covers(profile, c.engine)) {
+    return Error{"engine: a " + std::string(to_string(c.engine)) + " case lies outside profile " +
+                 std::string(to_string(profile)) + ", which is " + std::string(to_string(engine_of(profile))) + "'s"};
+  }
+  if (c.engine == Engine::sglang) return sglang::check_profile(c, profile);
   const std::string in = " under profile " + std::string(to_string(profile));
   auto named = [&](Status s) -> Status {
     if (s.ok()) return s;
@@ -101,7 +112,8 @@ Status check_profile(const Case& c, Profile profile) {
 bool in_profile(const Case& c, Profile profile) { return check_profile(c, profile).ok(); }
 
 Case fit_to_profile(Case c, Profile profile) {
-  if (profile == Profile::any) return c;
+  if (profile == Profile::any || !covers(profile, c.engine)) return c;
+  if (c.engine == Engine::sglang) return sglang::fit_to_profile(std::move(c), profile);
   if (c.padding.mode == PaddingMode::cudagraph && c.padding.cudagraph_sizes.back() > c.max_num_tokens) {
     // As _set_cudagraph_sizes does: drop the sizes above M and add M itself.
     auto& sizes = c.padding.cudagraph_sizes;
@@ -131,6 +143,11 @@ std::string ProfileStanding::text() const {
 
 Profile profile_of(const Case& c) {
   if (c.profile) return *c.profile;
+  if (c.engine == Engine::sglang) {
+    for (Profile p : {Profile::sglang, Profile::sglang_miles})
+      if (in_profile(c, p)) return p;
+    return Profile::any;
+  }
   for (Profile p : {Profile::vllm, Profile::vllm_legacy}) {
     if (in_profile(c, p)) return p;
   }

@@ -16,6 +16,11 @@ namespace r3 {
 // The Profile enum, its names and parse_profile() live in case.hpp: a case file may record one.
 inline constexpr Profile kDefaultProfile = Profile::vllm;
 
+// The engine a profile belongs to (vllm for `any`, which covers both), and whether a profile's
+// producers may make cases of `engine`.
+Engine engine_of(Profile profile);
+bool covers(Profile profile, Engine engine);
+
 // Why `c` is a step the engine of `profile` cannot run, naming the rule and its source; ok
 // when the case lies inside the profile.
 Status check_profile(const Case& c, Profile profile);
@@ -40,7 +45,7 @@ bool last_ubatch_empty(int64_t padded, int64_t real, int ubatches);
 // whether the profile's engine chunks DP at all, and whether it can micro-batch a step on this
 // topology and path (vLLM: only with EP, on the modular kernel's paths).
 // Inline: the campaign generator asks both for every case.
-inline bool chunking_allowed(Profile profile) { return profile != Profile::vllm; }
+inline bool chunking_allowed(Profile profile) { return profile == Profile::vllm_legacy || profile == Profile::any; }
 inline bool engine_may_microbatch(const Case& c, Profile profile) {
   if (profile == Profile::any) return true;
   return c.topology.ep && (c.path == Path::local || c.path == Path::sp_shard);

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "reference/layout.hpp"
+#include "reference/engines/sglang/validate.hpp"
 #include "reference/limits.hpp"
 
 namespace r3 {
@@ -41,12 +42,20 @@ Status validate_topology(const Topology& t) {
   return ok_status();
 }
 
+}  // namespace
+
+Status validate_in_range(std::string_view field, int64_t value, int64_t lo, int64_t hi) {
+  return in_range(field, value, lo, hi);
+}
+
 Status validate_model(const ModelShape& m) {
   R3_TRY_STATUS(in_range("model.layers", m.layers, 1, limits::kMaxLayers));
   R3_TRY_STATUS(in_range("model.experts", m.experts, 1, limits::kMaxExperts));
   R3_TRY_STATUS(in_range("model.top_k", m.top_k, 1, std::min<int64_t>(limits::kMaxTopK, m.experts)));
   return ok_status();
 }
+
+namespace {
 
 Status validate_tokens(const Case& c) {
   if (static_cast<int64_t>(c.tokens.size()) != c.topology.dp) {
@@ -152,6 +161,8 @@ Status validate_metadata(const Case& c) {
 }  // namespace
 
 Status validate(const Case& c) {
+  if (c.engine == Engine::sglang) return sglang::validate(c);
+  if (c.sglang) return Error{"engine: a vLLM case carries SGLang fields (topology.dp_attention, forward, ...)"};
   R3_TRY_STATUS(validate_topology(c.topology));
   R3_TRY_STATUS(validate_model(c.model));
   R3_TRY_STATUS(in_range("max_num_tokens", c.max_num_tokens, 1, limits::kMaxRows));

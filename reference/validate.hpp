@@ -2,6 +2,9 @@
 // error names the field and the allowed range, so a user can fix the file from the message.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "reference/case.hpp"
 #include "reference/error.hpp"
 
@@ -10,6 +13,11 @@ namespace r3 {
 // Ok when the case is well formed. A well-formed case may still carry metadata that
 // disagrees with its layout: that is not an error here but a rejection the reference
 // expects from every implementation (see layout.hpp, Step::rejection).
+// Dispatches on the case's engine (SGLang's rules: reference/engines/sglang/validate.hpp).
 Status validate(const Case& c);
+
+// Shared by the engines' rules: the model shape, and a field within [lo, hi] (the message names both).
+Status validate_model(const ModelShape& m);
+Status validate_in_range(std::string_view field, int64_t value, int64_t lo, int64_t hi);
 
 }  // namespace r3

@@ -73,7 +73,7 @@ void adopt_shrunk(const Case& shrunk, const Implementation& impl, Mode mode, Fai
   const std::optional<JudgeMode> how = choose_judge_mode(mode, impl, shrunk);
   if (!how) return;
   const Judgement j = judge_case(impl, shrunk, *step, *how);
-  if (!j.failed() || signature_of(j, shrunk.path) != f.signature) return;
+  if (!j.failed() || signature_of(j, shrunk) != f.signature) return;
   f.c = shrunk;
   f.severity = j.severity;
   f.detail = j.detail;
@@ -150,7 +150,7 @@ class CampaignMerge {
 
  private:
   Status record_failure(const Implementation& impl, const Judgement& j, JudgeMode mode, const CaseOutcome& o) {
-    const Signature sig = signature_of(j, o.generated.c.path);
+    const Signature sig = signature_of(j, o.generated.c);
     if (auto it = seen_.find(sig); it != seen_.end()) {
       ++report_.failures[it->second].occurrences;
       return ok_status();

@@ -44,7 +44,7 @@ void FindingGrouper::join(Finding& f, size_t failure, const std::string& impl) {
 
 FindingGrouper::Placement FindingGrouper::place(size_t failure, const Implementation& impl, const Judgement& j,
                                                 const Case& failing) {
-  Case canonical = canonical_ ? canonical_(failing, impl, signature_of(j, failing.path)) : failing;
+  Case canonical = canonical_ ? canonical_(failing, impl, signature_of(j, failing)) : failing;
   canonical.note.clear();
   canonical.expect.reset();
   // The canonical case keeps the failure's verdict and severity; its first difference is the

@@ -166,7 +166,7 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
     failures.push_back({{"signature", f.signature.text()},
                         {"impl", f.signature.impl},
                         {"verdict", std::string(to_string(f.signature.verdict))},
-                        {"path", std::string(to_string(f.signature.path))},
+                        {"path", f.signature.path_text()},
                         {"branch", f.signature.branch},
                         {"severity", std::string(to_string(f.severity))},
                         {"detail", f.detail},

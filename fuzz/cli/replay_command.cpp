@@ -127,7 +127,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       const Judgement j = judge_case(**impl, *c, *step, *how);
       const std::string got = outcome_text(j.verdict, j.severity);
       std::cout << file << ": " << name << ": " << got;
-      if (j.failed()) std::cout << " [" << signature_of(j, c->path).text() << "]";
+      if (j.failed()) std::cout << " [" << signature_of(j, *c).text() << "]";
       std::cout << " (" << to_string(*how) << ")";
       if (c->expect && c->expect->impl == name) {
         ++checked;

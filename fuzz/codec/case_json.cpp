@@ -181,17 +181,107 @@ Result<Expectation> read_expect(const json& v) {
   return e;
 }
 
-Result<Case> read_case(const json& doc) {
-  R3_TRY(ObjectReader o, ObjectReader::open(doc, "", {"format", "topology", "model", "max_num_tokens", "tokens",
-                                                      "padding", "idle_dummy", "path", "monolithic", "layer",
-                                                      "microbatches", "dp_chunk", "metadata", "profile", "note",
-                                                      "expect"}));
-  Case c;
+// ---- SGLang cases (engine "sglang"; docs/layout-contract.md section 11) ----------------
+
+Status check_format(const ObjectReader& o) {
   R3_TRY(const json* format, o.require("format"));
   R3_TRY(std::string format_text, read_string(*format, "format"));
   if (format_text != kCaseFormat) {
     return Error{"format: \"" + format_text + "\" is not supported (expected \"" + std::string(kCaseFormat) + "\")"};
   }
+  return ok_status();
+}
+
+Result<sglang::CudaGraphs> read_cuda_graph(const json& v) {
+  R3_TRY(ObjectReader o, ObjectReader::open(v, "cuda_graph", {"decode", "prefill"}));
+  sglang::CudaGraphs g;
+  if (const json* decode = o.find("decode")) { R3_TRY(g.decode, read_int_list(*decode, o.path("decode"))); }
+  if (const json* prefill = o.find("prefill")) { R3_TRY(g.prefill, read_int_list(*prefill, o.path("prefill"))); }
+  return g;
+}
+
+// The fields in the order the example lists them; a vLLM-only key is unknown here.
+Result<Case> read_sglang_case(const json& doc) {
+  R3_TRY(ObjectReader o, ObjectReader::open(doc, "", {"format", "engine", "topology", "model", "forward", "tokens",
+                                                      "requests", "spec_width", "cuda_graph", "last_decode_bucket",
+                                                      "tbo", "chunked_prefill_size", "max_running_requests",
+                                                      "max_prefill_tokens", "layer", "profile", "note", "expect"}));
+  R3_TRY_STATUS(check_format(o));
+  Case c;
+  c.engine = Engine::sglang;
+  sglang::Forward& f = c.sglang.emplace();
+  R3_TRY(const json* topology, o.require("topology"));
+  R3_TRY(ObjectReader t, ObjectReader::open(*topology, "topology", {"dp", "tp", "dp_attention", "a2a"}));
+  R3_TRY(const json* dp, t.require("dp"));
+  R3_TRY(c.topology.dp, read_int(*dp, t.path("dp")));
+  R3_TRY(const json* tp, t.require("tp"));
+  R3_TRY(c.topology.tp, read_int(*tp, t.path("tp")));
+  R3_TRY(const json* dp_attention, t.require("dp_attention"));
+  R3_TRY(f.dp_attention, read_bool(*dp_attention, t.path("dp_attention")));
+  if (const json* a2a = t.find("a2a")) {
+    R3_TRY(std::string a2a_text, read_string(*a2a, t.path("a2a")));
+    R3_TRY(f.a2a, sglang::parse_a2a(a2a_text));
+  }
+  R3_TRY(const json* model, o.require("model"));
+  R3_TRY(c.model, read_model(*model));
+  R3_TRY(const json* forward, o.require("forward"));
+  R3_TRY(std::string forward_text, read_string(*forward, "forward"));
+  R3_TRY(f.kind, sglang::parse_forward_kind(forward_text));
+  if (f.kind == sglang::ForwardKind::extend) {
+    if (o.find("requests")) return Error{"requests: an extend forward counts tokens per DP rank (use \"tokens\")"};
+    R3_TRY(const json* tokens, o.require("tokens"));
+    R3_TRY(c.tokens, read_int_list(*tokens, "tokens"));
+  } else {
+    if (o.find("tokens")) return Error{"tokens: a decode or verify forward counts requests per DP rank (use \"requests\")"};
+    R3_TRY(const json* requests, o.require("requests"));
+    R3_TRY(f.requests, read_int_list(*requests, "requests"));
+  }
+  if (f.kind == sglang::ForwardKind::verify) {
+    R3_TRY(const json* width, o.require("spec_width"));
+    R3_TRY(f.spec_width, read_int64(*width, "spec_width"));
+  } else if (const json* width = o.find("spec_width")) {
+    R3_TRY(f.spec_width, read_int64(*width, "spec_width"));
+  }
+  if (const json* graphs = o.find("cuda_graph")) { R3_TRY(f.cuda_graph, read_cuda_graph(*graphs)); }
+  if (const json* last = o.find("last_decode_bucket"); last && !last->is_null()) {
+    R3_TRY(f.last_decode_bucket, read_int64(*last, "last_decode_bucket"));
+  }
+  if (const json* tbo = o.find("tbo")) { R3_TRY(f.tbo, read_bool(*tbo, "tbo")); }
+  R3_TRY(const json* cps, o.require("chunked_prefill_size"));
+  R3_TRY(f.chunked_prefill_size, read_int64(*cps, "chunked_prefill_size"));
+  R3_TRY(const json* mrr, o.require("max_running_requests"));
+  R3_TRY(f.max_running_requests, read_int64(*mrr, "max_running_requests"));
+  if (const json* mpt = o.find("max_prefill_tokens")) { R3_TRY(f.max_prefill_tokens, read_int64(*mpt, "max_prefill_tokens")); }
+  R3_TRY(const json* layer, o.require("layer"));
+  R3_TRY(c.layer, read_int(*layer, "layer"));
+  if (const json* profile = o.find("profile")) {
+    R3_TRY(std::string profile_text, read_string(*profile, "profile"));
+    R3_TRY(c.profile, parse_profile(profile_text));
+  }
+  if (const json* note = o.find("note")) { R3_TRY(c.note, read_string(*note, "note")); }
+  if (const json* expect = o.find("expect")) { R3_TRY(c.expect, read_expect(*expect)); }
+  R3_TRY_STATUS(validate(c));
+  return c;
+}
+
+// "engine" decides which fields a case has; absent, it is vllm and every older file keeps its meaning.
+Result<Engine> read_engine(const json& doc) {
+  if (!doc.is_object()) return Engine::vllm;  // read_case's reader names the mistake
+  auto it = doc.find("engine");
+  if (it == doc.end()) return Engine::vllm;
+  R3_TRY(std::string text, read_string(*it, "engine"));
+  return parse_engine(text);
+}
+
+Result<Case> read_case(const json& doc) {
+  R3_TRY(Engine engine, read_engine(doc));
+  if (engine == Engine::sglang) return read_sglang_case(doc);
+  R3_TRY(ObjectReader o, ObjectReader::open(doc, "", {"format", "engine", "topology", "model", "max_num_tokens", "tokens",
+                                                      "padding", "idle_dummy", "path", "monolithic", "layer",
+                                                      "microbatches", "dp_chunk", "metadata", "profile", "note",
+                                                      "expect"}));
+  R3_TRY_STATUS(check_format(o));
+  Case c;
   R3_TRY(const json* topology, o.require("topology"));
   R3_TRY(c.topology, read_topology(*topology));
   R3_TRY(const json* model, o.require("model"));
@@ -245,9 +335,62 @@ J int_list(const std::vector<int64_t>& values) {
   return out;
 }
 
+template <class J>
+void add_trailer(J& doc, const Case& c) {
+  if (c.profile) doc["profile"] = std::string(to_string(*c.profile));
+  if (!c.note.empty()) doc["note"] = c.note;
+  if (c.expect) {
+    J expect = J::object();
+    expect["impl"] = c.expect->impl;
+    expect["verdict"] = std::string(to_string(c.expect->verdict));
+    expect["severity"] = c.expect->severity == Severity::none ? J(nullptr) : J(std::string(to_string(c.expect->severity)));
+    doc["expect"] = std::move(expect);
+  }
+}
+
+// An SGLang case, keys in the order; max_prefill_tokens only when it is not SGLang's
+// default, spec_width only for verify, last_decode_bucket with cuda_graph.
+template <class J>
+J build_sglang(const Case& c) {
+  const sglang::Forward& f = *c.sglang;
+  J doc = J::object();
+  doc["format"] = std::string(kCaseFormat);
+  doc["engine"] = std::string(to_string(c.engine));
+  J topology = J::object();
+  topology["dp"] = c.topology.dp;
+  topology["tp"] = c.topology.tp;
+  topology["dp_attention"] = f.dp_attention;
+  topology["a2a"] = std::string(to_string(f.a2a));
+  doc["topology"] = std::move(topology);
+  J model = J::object();
+  model["layers"] = c.model.layers;
+  model["top_k"] = c.model.top_k;
+  model["experts"] = c.model.experts;
+  doc["model"] = std::move(model);
+  doc["forward"] = std::string(to_string(f.kind));
+  if (f.kind == sglang::ForwardKind::extend) doc["tokens"] = int_list<J>(c.tokens);
+  else doc["requests"] = int_list<J>(f.requests);
+  if (f.kind == sglang::ForwardKind::verify) doc["spec_width"] = f.spec_width;
+  if (f.cuda_graph) {
+    J graphs = J::object();
+    if (!f.cuda_graph->decode.empty()) graphs["decode"] = int_list<J>(f.cuda_graph->decode);
+    if (!f.cuda_graph->prefill.empty()) graphs["prefill"] = int_list<J>(f.cuda_graph->prefill);
+    doc["cuda_graph"] = std::move(graphs);
+  }
+  if (f.cuda_graph || f.last_decode_bucket) doc["last_decode_bucket"] = f.last_decode_bucket ? J(*f.last_decode_bucket) : J(nullptr);
+  doc["tbo"] = f.tbo;
+  doc["chunked_prefill_size"] = f.chunked_prefill_size;
+  doc["max_running_requests"] = f.max_running_requests;
+  if (f.max_prefill_tokens != sglang::Forward{}.max_prefill_tokens) doc["max_prefill_tokens"] = f.max_prefill_tokens;
+  doc["layer"] = c.layer;
+  add_trailer(doc, c);
+  return doc;
+}
+
 // Keys in design.md's order when J keeps insertion order (ordered_json).
 template <class J>
 J build(const Case& c) {
+  if (c.engine == Engine::sglang) return build_sglang<J>(c);
   J doc = J::object();
   doc["format"] = std::string(kCaseFormat);
   J topology = J::object();
@@ -284,15 +427,7 @@ J build(const Case& c) {
     }
     doc["metadata"] = std::move(metadata);
   }
-  if (c.profile) doc["profile"] = std::string(to_string(*c.profile));
-  if (!c.note.empty()) doc["note"] = c.note;
-  if (c.expect) {
-    J expect = J::object();
-    expect["impl"] = c.expect->impl;
-    expect["verdict"] = std::string(to_string(c.expect->verdict));
-    expect["severity"] = c.expect->severity == Severity::none ? J(nullptr) : J(std::string(to_string(c.expect->severity)));
-    doc["expect"] = std::move(expect);
-  }
+  add_trailer(doc, c);
   return doc;
 }
 

@@ -75,6 +75,9 @@ const std::vector<RegisteredImplementation>& registered_implementations() {
       {"vllm-50874", "vLLM's capture policy after PR #50874 (model)", policy_entry(make_vllm_50874_policy)},
       {"vllm-pre-50874", "vLLM's capture policy before PR #50874 (model)", policy_entry(make_vllm_pre_50874_policy)},
       {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
+      {"sglang", "SGLang's routed-experts capture, upstream main (model)", policy_entry(make_sglang_policy)},
+      {"sglang-miles", "SGLang's capture on the sglang-miles RL branch (model)", policy_entry(make_sglang_miles_policy)},
+      {"sglang-fixed", "the SGLang capture this project proposes", policy_entry(make_sglang_fixed_policy)},
       {"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external},
 #if R3FUZZ_HAVE_GPU
       {"gpu", "the GPU pipeline (gpu/) deciding like vllm-50874: --backend host|virtual|nccl, --selection", make_gpu},

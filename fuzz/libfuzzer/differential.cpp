@@ -102,7 +102,7 @@ Result<std::set<Signature>> known_signatures(const std::string& dir, FindingGrou
     if (!impl) return Error{file.string() + ": expect.impl: " + impl.error().message};
     R3_TRY(Step step, derive_step(c));
     if (Judgement j; judge_into(j, **impl, c, step) && j.failed()) {
-      known.insert(signature_of(j, c.path));
+      known.insert(signature_of(j, c));
       findings.place(known.size(), **impl, j, c);
     }
   }
@@ -185,7 +185,7 @@ Result<DifferentialRunner> DifferentialRunner::create(const DifferentialConfig& 
 }
 
 bool DifferentialRunner::joins_known_finding(const Implementation& impl, const Judgement& j, const Case& c) const {
-  const Signature signature = signature_of(j, c.path);
+  const Signature signature = signature_of(j, c);
   if (!known_findings_ || not_known_.count(signature)) return false;
   // A throwaway copy: a failure that starts a finding of its own must not make later ones known.
   FindingGrouper probe = *known_findings_;
@@ -212,7 +212,7 @@ DifferentialVerdict DifferentialRunner::run(const Case& c) const {
     const Implementation& impl = *impls_[i];
     Judgement& j = judgements_[i];
     if (!judge_into(j, impl, c, *step) || !j.failed()) continue;
-    const Signature signature = signature_of(j, c.path);
+    const Signature signature = signature_of(j, c);
     if (known_.count(signature) || joins_known_finding(impl, j, c)) {
       verdict.known_hits.push_back(signature);
       continue;

@@ -133,7 +133,7 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
         shown = shrunk->minimal;
       }
     }
-    if (auto j = judge(shown); j.ok()) r.signature = signature_of(*j, shown.path).text();
+    if (auto j = judge(shown); j.ok()) r.signature = signature_of(*j, shown).text();
     auto step = derive_step(shown);
     if (step.ok())
       if (auto diff = check(shown, *step)) r.difference = *diff;

@@ -1,6 +1,9 @@
 #include "fuzz/oracle/judge_case.hpp"
 
+#include <algorithm>
+
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/sglang/policy.hpp"
 #include "reference/provenance.hpp"
 
 namespace r3 {
@@ -23,11 +26,19 @@ Result<Mode> parse_mode(std::string_view text) {
 }
 
 bool fits_concrete(const Case& c) {
+  if (c.engine == Engine::sglang) {
+    // Every buffer is materialised: the largest any SGLang model allocates must stay small.
+    const int64_t rows = std::max(sglang::buffer_rows(c, sglang::Version::upstream),
+                                  sglang::buffer_rows(c, sglang::Version::fixed));
+    return rows <= kConcreteMaxSglangRows && int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks &&
+           provenance_fits(c);
+  }
   return c.max_num_tokens <= kConcreteMaxTokens && int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks &&
          provenance_fits(c);
 }
 
 std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl, const Case& c) {
+  if (!impl.serves(c.engine)) return std::nullopt;
   const bool symbolic = impl.policy() != nullptr;
   const bool concrete = fits_concrete(c);
   switch (mode) {
@@ -44,6 +55,10 @@ std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl
 
 Result<JudgeMode> judge_mode_for(const Implementation& impl, const Case& c, Mode mode) {
   if (std::optional<JudgeMode> how = choose_judge_mode(mode, impl, c)) return *how;
+  if (!impl.serves(c.engine)) {
+    return Error{impl.name() + " cannot be judged on this case: it models another engine, and the case is " +
+                 std::string(to_string(c.engine)) + "'s (\"engine\")"};
+  }
   return Error{impl.name() + " cannot be judged on this case: it has no policy to judge symbolically and the case "
                              "is too large to run concretely (needs M <= " +
                std::to_string(kConcreteMaxTokens) + " and dp*tp <= " + std::to_string(kConcreteMaxRanks) +

@@ -25,6 +25,7 @@ Result<Mode> parse_mode(std::string_view text);
 // (provenance_fits) and that are small (M <= 64, D*T <= 64) run concretely.
 inline constexpr int64_t kConcreteMaxTokens = 64;
 inline constexpr int kConcreteMaxRanks = 64;
+inline constexpr int64_t kConcreteMaxSglangRows = 512;  // SGLang: the largest device buffer of any model
 bool fits_concrete(const Case& c);
 
 // How `impl` is judged on `c` under `mode`; nullopt when it cannot be (a concrete-only

@@ -16,6 +16,7 @@ class PolicyImplementation final : public Implementation {
   std::string name() const override;
   Allocation allocate(const Case& c) const override;
   const CapturePolicy* policy() const override { return policy_.get(); }
+  bool serves(Engine engine) const override { return policy_->engine() == engine; }
   Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override;
 
  private:

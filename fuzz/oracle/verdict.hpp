@@ -42,11 +42,15 @@ struct Signature {
   std::string impl;
   Verdict verdict = Verdict::pass;
   Path path = Path::single;
+  // SGLang cases: the capture layout (reference/engines/sglang/forward_layout.hpp) stands for the
+  // path; empty for vLLM, so vLLM signatures order and print as before.
+  std::string_view layout;
   std::string branch;
   auto operator<=>(const Signature&) const = default;
-  std::string text() const;  // "vllm-pre-50874/capacity/gathered/naive_total"
+  std::string path_text() const;  // the path, or the SGLang capture layout
+  std::string text() const;       // "vllm-pre-50874/capacity/gathered/naive_total", "sglang/wrong_rows/dp_graph/window_graph"
 };
 
-Signature signature_of(const Judgement& j, Path path);
+Signature signature_of(const Judgement& j, const Case& c);
 
 }  // namespace r3

@@ -8,7 +8,7 @@ namespace {
 
 bool reproduces(const CaseJudge& judge, const Case& c, const Signature& signature) {
   Result<Judgement> j = judge(c);
-  return j.ok() && j->failed() && signature_of(*j, c.path) == signature;
+  return j.ok() && j->failed() && signature_of(*j, c) == signature;
 }
 
 }  // namespace

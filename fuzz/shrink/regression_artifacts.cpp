@@ -56,13 +56,13 @@ Case regression_entry(const Case& minimal, const Judgement& judgement, const Imp
 std::string regression_test_name(const Signature& signature, std::string_view fault) {
   std::string name = camel(signature.impl);
   if (!fault.empty()) name += "_" + camel(fault);
-  return name + "_" + camel(to_string(signature.verdict)) + "_" + camel(to_string(signature.path)) + "_" +
+  return name + "_" + camel(to_string(signature.verdict)) + "_" + camel(signature.path_text()) + "_" +
          camel(signature.branch);
 }
 
 std::string regression_test_text(const Case& entry, const Judgement& judgement, const ImplementationSpec& spec,
                                  JudgeMode how) {
-  const Signature signature = signature_of(judgement, entry.path);
+  const Signature signature = signature_of(judgement, entry);
   const std::string json = case_to_json_text(entry);
   const std::string delimiter = raw_delimiter(json);
   std::string t;

@@ -78,7 +78,7 @@ class Shrinker {
   bool same_bug(const Judgement& j, const Case& c) const {
     if (!j.failed()) return false;
     if (options_.keep_severity && j.severity != result_.judgement.severity) return false;
-    const Signature s = signature_of(j, c.path);
+    const Signature s = signature_of(j, c);
     const Signature& target = result_.signature;
     // The branch follows the path, so a path change keeps only the implementation and verdict.
     if (options_.allow_path_change) return s.impl == target.impl && s.verdict == target.verdict;
@@ -157,7 +157,7 @@ Result<ShrinkResult> shrink_case(const Case& failing, const CaseJudge& judge, co
   result.minimal.note.clear();
   result.minimal.expect.reset();
   R3_TRY(result.judgement, judge(result.minimal));
-  result.signature = signature_of(result.judgement, result.minimal.path);
+  result.signature = signature_of(result.judgement, result.minimal);
   if (!result.judgement.failed()) {
     result.minimal = failing;
     result.stop = ShrinkStop::not_failing;

@@ -29,7 +29,7 @@ std::string why(const Case& c, Profile p) {
 
 TEST(Profile, NamesParseAndPrint) {
   for (Profile p : {Profile::vllm, Profile::vllm_legacy, Profile::any}) EXPECT_EQ(parse_profile(to_string(p)).value(), p);
-  EXPECT_EQ(parse_profile("sglang").error().message, "profile: \"sglang\" is not one of vllm, vllm-legacy, any");
+  EXPECT_EQ(parse_profile("trtllm").error().message, "profile: \"trtllm\" is not one of vllm, vllm-legacy, any, sglang, sglang-miles");
 }
 
 TEST(Profile, CudagraphSizesAboveMAreOutsideVllm) {

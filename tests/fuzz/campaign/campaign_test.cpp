@@ -155,7 +155,7 @@ TEST(Campaign, EachNewFailureIsWrittenAndReplaysToItsSignature) {
     EXPECT_NE(back->note.find(f.detail), std::string::npos);
     const auto& impl = f.signature.impl == "vllm-50874" ? *two[0] : *two[1];
     const Judgement again = judge_case(impl, *back, derive_step(*back).value(), f.judged_as);
-    EXPECT_EQ(signature_of(again, back->path), f.signature);
+    EXPECT_EQ(signature_of(again, *back), f.signature);
   }
 }
 
@@ -205,7 +205,7 @@ TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
     const Failure& f = hooked.failures[i];
     const Result<Step> step = derive_step(f.c);
     ASSERT_TRUE(step.ok());
-    EXPECT_EQ(signature_of(judge_case(*one[0], f.c, *step, f.judged_as), f.c.path), f.signature);
+    EXPECT_EQ(signature_of(judge_case(*one[0], f.c, *step, f.judged_as), f.c), f.signature);
   }
 }
 

@@ -92,7 +92,7 @@ TEST(JudgeSymbolic, OneRowShardIsLatentOnTpRankOne) {
   EXPECT_EQ(j.detail, "buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)");
   EXPECT_EQ(j.ranks[0].verdict, Verdict::pass);
   EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
-  EXPECT_EQ(signature_of(j, Path::sp_shard).text(), "vllm-50874/wrong_rows/sp_shard/local");
+  EXPECT_EQ(signature_of(j, make_case(test::kDp2Tp2EpSp, 8, {1, 4}, Path::sp_shard)).text(), "vllm-50874/wrong_rows/sp_shard/local");
 }
 
 // docs/layout-contract.md 9.1: D = 2, U = 2, real tokens [10, 7] on the local path: every rank wrong, nothing raised.
@@ -141,7 +141,7 @@ TEST(JudgeSymbolic, Pre50874FailsWithCapacityOnTheDeployment) {
   EXPECT_EQ(pre.verdict, Verdict::capacity);
   EXPECT_EQ(pre.severity, Severity::failure);
   EXPECT_EQ(pre.detail, "replay buffer has 8192 rows, the gathered batch the monolithic kernel processes has 16384");
-  EXPECT_EQ(signature_of(pre, c.path).text(), "vllm-pre-50874/capacity/gathered/naive_total");
+  EXPECT_EQ(signature_of(pre, c).text(), "vllm-pre-50874/capacity/gathered/naive_total");
   const Judgement fixed = judge(c, *make_vllm_50874_policy());
   EXPECT_EQ(fixed.verdict, Verdict::pass);
   EXPECT_EQ(fixed.allocation.replay_rows, 32768);

@@ -98,7 +98,7 @@ Case check_shrinks_within(const Implementation& impl, const std::vector<Case>& i
   }
   const Case& small = once->minimal;
   EXPECT_EQ(once->stop, ShrinkStop::fixpoint);
-  EXPECT_EQ(once->signature, signature_of(*judge(*input), input->path));
+  EXPECT_EQ(once->signature, signature_of(*judge(*input), *input));
   EXPECT_LE(small.topology.dp, bound.dp) << summarize(small);
   EXPECT_LE(small.topology.tp, bound.tp) << summarize(small);
   for (int64_t t : small.tokens) EXPECT_LE(t, bound.tokens) << summarize(small);

@@ -97,7 +97,7 @@ RC_GTEST_PROP(Shrinker, KeepsTheSignatureNeverGrowsAndIsIdempotent, (const Case&
   RC_ASSERT(once->stop == ShrinkStop::fixpoint);
   const Case& small = once->minimal;
   RC_ASSERT(validate(small).ok());
-  RC_ASSERT(signature_of(*judge(small), small.path) == once->signature);
+  RC_ASSERT(signature_of(*judge(small), small) == once->signature);
   RC_ASSERT(small.topology.dp <= c.topology.dp);
   RC_ASSERT(small.topology.tp <= c.topology.tp);
   RC_ASSERT(small.max_num_tokens <= c.max_num_tokens);

@@ -1,0 +1,16 @@
+// The rules an SGLang case obeys before any layout is derived (the case format, never the
+// profile: profile.cpp says which valid cases each SGLang version runs).
+#pragma once
+
+#include "reference/case.hpp"
+#include "reference/error.hpp"
+
+namespace r3::sglang {
+
+Status validate(const Case& c);
+
+// True when prepare_mlp_sync_batch runs, aligning every count to attn_tp (utils/common.py,
+// require_mlp_sync: DP attention, or an a2a backend scattering over attn_tp > 1 ranks).
+bool counts_aligned(const Case& c);
+
+}  // namespace r3::sglang
