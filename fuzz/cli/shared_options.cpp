@@ -25,7 +25,7 @@ CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set, std::s
             if (auto parsed = parse_profile(name)) set(*parsed);
           },
           help(kProfileHelp, use))
-      ->check(CLI::IsMember({"vllm", "vllm-legacy", "any"}));
+      ->check(CLI::IsMember({"vllm", "vllm-legacy", "any", "sglang", "sglang-miles"}));
 }
 
 }  // namespace

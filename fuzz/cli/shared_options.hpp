@@ -29,8 +29,9 @@ inline constexpr std::string_view kOutHelp = "directory the command writes its f
 inline constexpr std::string_view kJsonHelp = "print the result as one JSON document instead of text";
 inline constexpr std::string_view kProfileHelp =
     "which steps the engine can run, and so which cases are produced (docs/layout-contract.md section 10): "
-    "vllm (current vLLM main), vllm-legacy (vLLM with MoE DP chunking), any (everything the case format "
-    "allows, CUDA-graph sizes above M included)";
+    "vllm (current vLLM main), vllm-legacy (vLLM with MoE DP chunking), sglang (SGLang upstream main), "
+    "sglang-miles (SGLang's RL branch), any (everything the case format allows, for both engines, CUDA-graph "
+    "sizes above M included)";
 
 // --impl NAME (once), or --impl NAME... (repeatable). Known names are listed by the help.
 CLI::Option* add_impl_option(CLI::App& cmd, std::string& impl, std::string_view use);
@@ -53,7 +54,7 @@ CLI::Option* add_out_option(CLI::App& cmd, std::string& out, std::string_view us
 // --json.
 CLI::Option* add_json_option(CLI::App& cmd, bool& json, std::string_view use);
 
-// --profile vllm|vllm-legacy|any: the engine whose steps the command produces
+// --profile vllm|vllm-legacy|sglang|sglang-miles|any: the engine whose steps the command produces
 // (docs/layout-contract.md section 10). Leaves `profile` as it is when absent.
 CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile, std::string_view use);
 // The same for a command whose default comes from its input (shrink: the case's own profile).

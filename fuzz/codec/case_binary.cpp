@@ -1,8 +1,10 @@
 #include "fuzz/codec/case_binary.hpp"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
+#include "reference/engines/sglang/validate.hpp"
 #include "reference/limits.hpp"
 #include "reference/validate.hpp"
 
@@ -158,11 +160,188 @@ Result<std::vector<int64_t>> read_cudagraph_sizes(Reader& r, const BinaryLimits&
   return sizes;
 }
 
+constexpr int kProfileCount = 5;  // Profile's values, in their order
+
+// The note, "expect" and profile: the same bytes for both engines.
+Status decode_trailer(Reader& r, const BinaryLimits& lim, bool note, bool expect, bool profile, Case& c) {
+  if (note) {
+    R3_TRY(c.note, r.text("note", lim.max_text));
+  }
+  if (expect) {
+    Expectation e;
+    R3_TRY(e.impl, r.text("expect.impl", lim.max_text));
+    R3_TRY(const std::string verdict, r.text("expect.verdict", lim.max_text));
+    R3_TRY(const std::string severity, r.text("expect.severity", lim.max_text));
+    if (e.impl.empty()) return Error{"expect.impl: must name an implementation, got an empty string"};
+    auto v = parse_verdict(verdict);
+    if (!v) return Error{"expect." + v.error().message};
+    auto s = parse_severity(severity);
+    if (!s) return Error{"expect." + s.error().message};
+    e.verdict = *v;
+    e.severity = *s;
+    c.expect = std::move(e);
+  }
+  if (profile) {
+    R3_TRY(int64_t value, r.folded("profile", 0, kProfileCount - 1));
+    c.profile = static_cast<Profile>(value);
+  }
+  return ok_status();
+}
+
+void encode_trailer(Writer& w, const Case& c) {
+  if (!c.note.empty()) w.text(c.note);
+  if (c.expect) {
+    w.text(c.expect->impl);
+    w.text(std::string(to_string(c.expect->verdict)));
+    w.text(std::string(to_string(c.expect->severity)));
+  }
+  if (c.profile) w.varint(static_cast<int64_t>(*c.profile));
+}
+
+// ---- SGLang cases: version 2 (case_binary.hpp) -------------------------------------------
+
+namespace sglang_flag {
+inline constexpr uint8_t dp_attention = 1 << 0;
+inline constexpr uint8_t tbo = 1 << 1;
+inline constexpr uint8_t cuda_graph = 1 << 2;
+inline constexpr uint8_t last_bucket = 1 << 3;
+inline constexpr uint8_t note = 1 << 4;
+inline constexpr uint8_t expect = 1 << 5;
+inline constexpr uint8_t profile = 1 << 6;
+inline constexpr uint8_t chunked = 1 << 7;
+}  // namespace sglang_flag
+
+// A strictly increasing list of at most `max_count` multiples of `unit`, each at most `max_value`:
+// count, then the first in units, then gaps in units, each folded into what is left.
+Result<std::vector<int64_t>> read_buckets(Reader& r, std::string_view what, int max_count, int64_t unit,
+                                          int64_t max_value) {
+  const int64_t most_units = std::max<int64_t>(1, max_value / unit);
+  R3_TRY(int64_t count, r.folded(what, 0, std::min<int64_t>(max_count, most_units)));
+  std::vector<int64_t> out;
+  int64_t prev = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (prev >= most_units) break;  // no room left: the list ends here (encode never writes more)
+    R3_TRY(int64_t next, r.folded(what, prev + 1, most_units));
+    out.push_back(next * unit);
+    prev = next;
+  }
+  return out;
+}
+
+void write_buckets(Writer& w, const std::vector<int64_t>& buckets, int64_t unit) {
+  w.varint(static_cast<int64_t>(buckets.size()));
+  int64_t prev = 0;
+  for (int64_t b : buckets) {
+    w.varint(b / unit, prev + 1);
+    prev = b / unit;
+  }
+}
+
+int64_t bucket_unit(const Case& c) {
+  return (c.sglang->tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1);
+}
+
+Result<Case> decode_sglang(Reader& r, const BinaryLimits& lim) {
+  R3_TRY(uint8_t flags, r.byte("the flags byte"));
+  R3_TRY(uint8_t kinds, r.byte("the kinds byte"));
+  Case c;
+  c.engine = Engine::sglang;
+  sglang::Forward& f = c.sglang.emplace();
+  f.dp_attention = flags & sglang_flag::dp_attention;
+  f.tbo = flags & sglang_flag::tbo;
+  f.a2a = static_cast<sglang::A2a>((kinds & 15u) % sglang::kA2aCount);
+  f.kind = static_cast<sglang::ForwardKind>(((kinds >> 4) & 3u) % 3);
+  R3_TRY(int64_t dp, r.folded("topology.dp", f.dp_attention ? 2 : 1, f.dp_attention ? std::max(2, lim.max_dp) : 1));
+  R3_TRY(int64_t tp, r.folded("topology.tp", 1, lim.max_tp));
+  R3_TRY(int64_t layers, r.folded("model.layers", 1, lim.max_layers));
+  R3_TRY(int64_t top_k, r.folded("model.top_k", 1, lim.max_top_k));
+  R3_TRY(int64_t experts, r.folded("model.experts", top_k, std::max<int64_t>(top_k, lim.max_experts)));
+  R3_TRY(int64_t layer, r.folded("layer", 0, layers - 1));
+  c.topology.dp = static_cast<int>(dp);
+  c.topology.tp = static_cast<int>(tp);
+  c.model = {static_cast<int>(layers), static_cast<int>(top_k), static_cast<int>(experts)};
+  c.layer = static_cast<int>(layer);
+  R3_TRY(f.max_running_requests, r.folded("max_running_requests", 1, lim.max_rows));
+  if (flags & sglang_flag::chunked) {
+    R3_TRY(f.chunked_prefill_size, r.folded("chunked_prefill_size", 1, lim.max_rows));
+  } else {
+    R3_TRY(f.max_prefill_tokens, r.folded("max_prefill_tokens", 1, lim.max_rows));
+  }
+  if (f.kind == sglang::ForwardKind::verify) {
+    R3_TRY(f.spec_width, r.folded("spec_width", 2, 64));
+  }
+  const bool extend = f.kind == sglang::ForwardKind::extend;
+  const int64_t most = extend ? (f.chunked_prefill_size == -1 ? f.max_prefill_tokens : f.chunked_prefill_size)
+                              : f.max_running_requests;
+  std::vector<int64_t>& counts = extend ? c.tokens : f.requests;
+  for (int d = 0; d < c.topology.dp; ++d) {
+    R3_TRY(int64_t n, r.folded(extend ? "tokens" : "requests", 0, most));
+    counts.push_back(n);
+  }
+  if (flags & sglang_flag::cuda_graph) {
+    sglang::CudaGraphs g;
+    R3_TRY(g.decode, read_buckets(r, "cuda_graph.decode", lim.max_cudagraph_sizes, bucket_unit(c), lim.max_cudagraph_size));
+    R3_TRY(g.prefill, read_buckets(r, "cuda_graph.prefill", lim.max_cudagraph_sizes, 1, lim.max_cudagraph_size));
+    if (g.decode.empty() && g.prefill.empty()) g.prefill.push_back(1);  // a graph list is never empty
+    if ((flags & sglang_flag::last_bucket) && !g.decode.empty()) {
+      R3_TRY(int64_t i, r.folded("last_decode_bucket", 0, static_cast<int64_t>(g.decode.size()) - 1));
+      f.last_decode_bucket = g.decode[static_cast<size_t>(i)];
+    }
+    f.cuda_graph = std::move(g);
+  }
+  R3_TRY_STATUS(decode_trailer(r, lim, flags & sglang_flag::note, flags & sglang_flag::expect,
+                               kinds & sglang_flag::profile, c));
+  R3_TRY_STATUS(r.finish());
+  R3_TRY_STATUS(validate(c));
+  return c;
+}
+
+std::vector<uint8_t> sglang_to_binary(const Case& c) {
+  const sglang::Forward& f = *c.sglang;
+  Writer w;
+  w.byte(kCaseBinarySglangVersion);
+  uint8_t flags = 0;
+  if (f.dp_attention) flags |= sglang_flag::dp_attention;
+  if (f.tbo) flags |= sglang_flag::tbo;
+  if (f.cuda_graph) flags |= sglang_flag::cuda_graph;
+  if (f.cuda_graph && f.last_decode_bucket) flags |= sglang_flag::last_bucket;
+  if (!c.note.empty()) flags |= sglang_flag::note;
+  if (c.expect) flags |= sglang_flag::expect;
+  if (f.chunked_prefill_size != -1) flags |= sglang_flag::chunked;
+  uint8_t kinds = static_cast<uint8_t>(static_cast<uint8_t>(f.a2a) | (static_cast<uint8_t>(f.kind) << 4));
+  if (c.profile) kinds |= sglang_flag::profile;
+  w.byte(flags);
+  w.byte(kinds);
+  w.varint(c.topology.dp, f.dp_attention ? 2 : 1);
+  w.varint(c.topology.tp, 1);
+  w.varint(c.model.layers, 1);
+  w.varint(c.model.top_k, 1);
+  w.varint(c.model.experts, c.model.top_k);
+  w.varint(c.layer);
+  w.varint(f.max_running_requests, 1);
+  if (f.chunked_prefill_size != -1) w.varint(f.chunked_prefill_size, 1);
+  else w.varint(f.max_prefill_tokens, 1);
+  if (f.kind == sglang::ForwardKind::verify) w.varint(f.spec_width, 2);
+  for (int64_t n : f.kind == sglang::ForwardKind::extend ? c.tokens : f.requests) w.varint(n);
+  if (f.cuda_graph) {
+    write_buckets(w, f.cuda_graph->decode, bucket_unit(c));
+    write_buckets(w, f.cuda_graph->prefill, 1);
+    if (f.last_decode_bucket) {
+      const auto& d = f.cuda_graph->decode;
+      w.varint(std::find(d.begin(), d.end(), *f.last_decode_bucket) - d.begin());
+    }
+  }
+  encode_trailer(w, c);
+  return w.take();
+}
+
 Result<Case> decode(Reader& r, const BinaryLimits& lim) {
   R3_TRY(uint8_t version, r.byte("the version byte"));
+  if (version == kCaseBinarySglangVersion) return decode_sglang(r, lim);
   if (version != kCaseBinaryVersion) {
     return Error{"binary case: version " + std::to_string(version) + " is not supported (expected " +
-                 std::to_string(kCaseBinaryVersion) + ")"};
+                 std::to_string(kCaseBinaryVersion) + " for vLLM or " + std::to_string(kCaseBinarySglangVersion) +
+                 " for SGLang)"};
   }
   R3_TRY(uint8_t flags, r.byte("the flags byte"));
   R3_TRY(uint8_t kinds, r.byte("the kinds byte"));
@@ -209,27 +388,7 @@ Result<Case> decode(Reader& r, const BinaryLimits& lim) {
     }
     c.metadata = std::move(m);
   }
-  if (kinds & kind::note) {
-    R3_TRY(c.note, r.text("note", lim.max_text));
-  }
-  if (kinds & kind::expect) {
-    Expectation e;
-    R3_TRY(e.impl, r.text("expect.impl", lim.max_text));
-    R3_TRY(const std::string verdict, r.text("expect.verdict", lim.max_text));
-    R3_TRY(const std::string severity, r.text("expect.severity", lim.max_text));
-    if (e.impl.empty()) return Error{"expect.impl: must name an implementation, got an empty string"};
-    auto v = parse_verdict(verdict);
-    if (!v) return Error{"expect." + v.error().message};
-    auto s = parse_severity(severity);
-    if (!s) return Error{"expect." + s.error().message};
-    e.verdict = *v;
-    e.severity = *s;
-    c.expect = std::move(e);
-  }
-  if (kinds & kind::profile) {
-    R3_TRY(int64_t profile, r.folded("profile", 0, 2));
-    c.profile = static_cast<Profile>(profile);
-  }
+  R3_TRY_STATUS(decode_trailer(r, lim, kinds & kind::note, kinds & kind::expect, kinds & kind::profile, c));
   R3_TRY_STATUS(r.finish());
   R3_TRY_STATUS(validate(c));
   return c;
@@ -274,6 +433,7 @@ BinaryLimits full_binary_limits() {
 }
 
 std::vector<uint8_t> case_to_binary(const Case& c) {
+  if (c.engine == Engine::sglang) return sglang_to_binary(c);
   Writer w;
   w.byte(kCaseBinaryVersion);
   uint8_t flags = 0;
@@ -317,13 +477,7 @@ std::vector<uint8_t> case_to_binary(const Case& c) {
     if (c.metadata->num_tokens_across_dp) list(*c.metadata->num_tokens_across_dp);
     if (c.metadata->local_sizes_given && c.metadata->local_sizes) list(*c.metadata->local_sizes);
   }
-  if (!c.note.empty()) w.text(c.note);
-  if (c.expect) {
-    w.text(c.expect->impl);
-    w.text(std::string(to_string(c.expect->verdict)));
-    w.text(std::string(to_string(c.expect->severity)));
-  }
-  if (c.profile) w.varint(static_cast<int64_t>(*c.profile));
+  encode_trailer(w, c);
   return w.take();
 }
 

@@ -12,7 +12,20 @@
 //            [dp_chunk-1], tokens[0..dp), [count-1, first size-1, then gaps-1 (cudagraph)],
 //            [count, entries (num_tokens_across_dp)], [count, entries (local_sizes)],
 //            [length, bytes (note)], [3 x (length, bytes): impl, verdict, severity (expect)],
-//            [profile: 0 vllm, 1 vllm-legacy, 2 any]
+//            [profile: 0 vllm, 1 vllm-legacy, 2 any, 3 sglang, 4 sglang-miles]
+//
+// An SGLang case (engine "sglang") is version 2:
+//
+//   byte 0   version (2)
+//   byte 1   flags:  bit 0 dp_attention, 1 tbo, 2 cuda_graph present, 3 last_decode_bucket present,
+//                    4 note present, 5 expect present, 7 chunked prefill on
+//   byte 2   kinds:  bits 0-3 a2a (folded mod 9), bits 4-5 forward (extend, decode, verify; 3 folds
+//                    to extend), bit 6 profile present
+//   varints  dp-1 (dp-2 with dp_attention), tp-1, layers-1, top_k-1, experts-top_k, layer,
+//            max_running_requests-1, chunked_prefill_size-1 or max_prefill_tokens-1, [spec_width-2],
+//            counts[0..dp) (tokens for extend, requests otherwise),
+//            [decode buckets: count, first, gaps-1, in units of the bucket alignment;
+//             prefill buckets the same in tokens; [the last bucket's index]], note, expect, profile
 //
 // Decoding folds every value into the range its BinaryLimits allow (value = lo + raw mod
 // (hi - lo + 1)), so no byte string asks for a huge case; then it runs validate(). Every byte
@@ -32,7 +45,8 @@
 
 namespace r3 {
 
-inline constexpr uint8_t kCaseBinaryVersion = 1;
+inline constexpr uint8_t kCaseBinaryVersion = 1;        // vLLM cases
+inline constexpr uint8_t kCaseBinarySglangVersion = 2;  // SGLang cases
 
 // The largest value each field may decode to.
 struct BinaryLimits {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fuzz/generate/seeded_source.hpp"
+#include "fuzz/generate/sglang_draw.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -291,14 +292,82 @@ const std::array<FieldInfo, kFieldCount>& case_fields() {
       {Field::metadata_kind, "metadata_kind", CasePart::metadata},
       {Field::metadata_edit, "metadata_edit", CasePart::metadata},
       {Field::idle_dummy, "idle_dummy", CasePart::idle_dummy},
+      // SGLang's fields, each in the part that plays its role in a vLLM case: the forward kind
+      // is where capture sees the tensor (path), the graphs pad (padding), TBO makes the calls.
+      {Field::engine, "engine", CasePart::topology},
+      {Field::dp_attention, "dp_attention", CasePart::topology},
+      {Field::a2a, "a2a", CasePart::topology},
+      {Field::forward, "forward", CasePart::path},
+      {Field::spec_width, "spec_width", CasePart::path},
+      {Field::max_running_requests, "max_running_requests", CasePart::max_num_tokens},
+      {Field::chunked_prefill, "chunked_prefill", CasePart::max_num_tokens},
+      {Field::chunked_prefill_size, "chunked_prefill_size", CasePart::max_num_tokens},
+      {Field::requests, "requests", CasePart::tokens},
+      {Field::cuda_graph, "cuda_graph", CasePart::padding},
+      {Field::decode_buckets, "decode_buckets", CasePart::padding},
+      {Field::prefill_graph, "prefill_graph", CasePart::padding},
+      {Field::prefill_buckets, "prefill_buckets", CasePart::padding},
+      {Field::last_decode_bucket, "last_decode_bucket", CasePart::padding},
+      {Field::tbo, "tbo", CasePart::calls},
   }};
   return kFields;
 }
 
 std::string_view to_string(Field field) { return case_fields()[static_cast<size_t>(field)].name; }
 
+namespace {
+
+// The choice an SGLang case records for one of SGLang's fields (nullopt on a vLLM case).
+std::optional<int64_t> recorded_sglang_choice(const Case& c, Field field, size_t index) {
+  if (!c.sglang) return std::nullopt;
+  const sglang::Forward& f = *c.sglang;
+  switch (field) {
+    case Field::dp_attention: return f.dp_attention;
+    case Field::a2a: return static_cast<int64_t>(f.a2a);
+    case Field::forward: return static_cast<int64_t>(f.kind);
+    case Field::spec_width: return f.spec_width;
+    case Field::max_running_requests: return f.max_running_requests;
+    case Field::chunked_prefill: return f.chunked_prefill_size != -1;
+    case Field::chunked_prefill_size: return f.chunked_prefill_size == -1 ? std::nullopt : std::optional(f.chunked_prefill_size);
+    case Field::requests:
+      if (f.requests.empty()) return std::nullopt;
+      return f.requests[std::min(index, f.requests.size() - 1)];
+    case Field::cuda_graph: return f.cuda_graph.has_value();
+    case Field::prefill_graph: return f.cuda_graph && !f.cuda_graph->prefill.empty();
+    case Field::last_decode_bucket: {
+      if (!f.cuda_graph || !f.last_decode_bucket) return 0;
+      const auto& d = f.cuda_graph->decode;
+      return static_cast<int64_t>(std::find(d.begin(), d.end(), *f.last_decode_bucket) - d.begin()) + 1;
+    }
+    case Field::tbo: return f.tbo;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<Engine> fixed_engine(const CaseDomain& domain) {
+  if (domain.profile != Profile::any) return engine_of(domain.profile);
+  return domain.engine;
+}
+
 std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index) {
   switch (field) {
+    case Field::engine: return static_cast<int64_t>(c.engine);
+    case Field::dp_attention:
+    case Field::a2a:
+    case Field::forward:
+    case Field::spec_width:
+    case Field::max_running_requests:
+    case Field::chunked_prefill:
+    case Field::chunked_prefill_size:
+    case Field::requests:
+    case Field::cuda_graph:
+    case Field::prefill_graph:
+    case Field::last_decode_bucket:
+    case Field::tbo: return recorded_sglang_choice(c, field, index);
+    case Field::decode_buckets:   // lists: replay_source.cpp replays them whole
+    case Field::prefill_buckets: return std::nullopt;
     case Field::tp: return c.topology.tp;
     case Field::dp: return c.topology.dp;
     case Field::ep: return c.topology.ep;
@@ -357,7 +426,12 @@ int64_t lowest_value(Field field) {
     case Field::max_num_tokens:
     case Field::capture_sizes:
     case Field::microbatches:
-    case Field::dp_chunk: return 1;
+    case Field::dp_chunk:
+    case Field::spec_width:
+    case Field::max_running_requests:
+    case Field::chunked_prefill_size:
+    case Field::decode_buckets:
+    case Field::prefill_buckets: return 1;
     default: return 0;
   }
 }
@@ -378,8 +452,16 @@ const std::vector<int64_t>& vllm_default_cudagraph_sizes() {
 
 namespace {
 
+// Whether the next case is SGLang's: fixed by the profile or the domain, else chosen.
+template <class S>
+bool draws_sglang(S& source, const CaseDomain& domain) {
+  if (std::optional<Engine> engine = fixed_engine(domain)) return *engine == Engine::sglang;
+  return source.choose({Field::engine, 0, 0, 1}, [](Rng& r) -> int64_t { return r.chance(35); }) == 1;
+}
+
 template <class S>
 Case draw_case(S& source, const CaseDomain& domain) {
+  if (draws_sglang(source, domain)) return detail::draw_sglang_case(source, domain);
   const DomainBounds& b = domain.bounds;
   Case c;
   draw_topology(source, b, c.topology);

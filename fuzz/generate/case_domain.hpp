@@ -65,7 +65,13 @@ constexpr DomainBounds bounds_of(SizeClass size) {
 struct CaseDomain {
   Profile profile = kDefaultProfile;  // every case lies inside it
   DomainBounds bounds;
+  // The engine of every case, where the profile covers more than one (any); nullopt: each case
+  // chooses (Field::engine). A campaign whose implementations serve one engine names it.
+  std::optional<Engine> engine;
 };
+
+// The engine a domain's next case belongs to without a choice, or nullopt when it chooses.
+std::optional<Engine> fixed_engine(const CaseDomain& domain);
 
 // The parts of a case, each a group of fields a producer changes together (a mutation
 // redraws one part, a crossover takes each part from one parent).

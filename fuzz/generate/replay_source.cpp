@@ -2,7 +2,24 @@
 
 #include <algorithm>
 
+#include "reference/engines/sglang/validate.hpp"
+
 namespace r3 {
+namespace {
+
+// The list a case recorded for a list field: vLLM's capture sizes, SGLang's buckets (decode
+// buckets in units of their alignment, as the domain draws them).
+std::vector<int64_t> recorded_list(const Case& c, Field field) {
+  if (field == Field::capture_sizes) return c.padding.cudagraph_sizes;
+  if (!c.sglang || !c.sglang->cuda_graph) return {};
+  if (field == Field::prefill_buckets) return c.sglang->cuda_graph->prefill;
+  std::vector<int64_t> units = c.sglang->cuda_graph->decode;
+  const int64_t align = (c.sglang->tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1);
+  for (int64_t& b : units) b /= align;
+  return units;
+}
+
+}  // namespace
 
 ReplaySource::ReplaySource(const Case& from, Rng& rng) : rng_(rng) { parents_.fill(&from); }
 
@@ -10,12 +27,13 @@ void ReplaySource::take(Field field, const Case& parent) { parents_[static_cast<
 
 void ReplaySource::redraw(Field field, size_t index) {
   fresh_.set(static_cast<size_t>(field));
-  if (field == Field::tokens) fresh_index_ = index;
+  if (field == Field::tokens || field == Field::requests) fresh_index_ = index;
 }
 
 bool ReplaySource::fresh(const Choice& c) const {
   if (!fresh_.test(static_cast<size_t>(c.field))) return false;
-  return c.field != Field::tokens || fresh_index_ == kEveryEntry || fresh_index_ == c.index;
+  const bool per_rank = c.field == Field::tokens || c.field == Field::requests;
+  return !per_rank || fresh_index_ == kEveryEntry || fresh_index_ == c.index;
 }
 
 int64_t ReplaySource::choose(const Choice& c, SeededDraw seeded) {
@@ -29,7 +47,7 @@ void ReplaySource::increasing_list(const Choice& entries, int fresh_count, int m
   out.clear();
   if (!fresh(entries)) {
     // The parent's entries that still fit, in order (they are strictly increasing already).
-    for (int64_t size : parents_[static_cast<size_t>(entries.field)]->padding.cudagraph_sizes) {
+    for (int64_t size : recorded_list(*parents_[static_cast<size_t>(entries.field)], entries.field)) {
       if (size >= entries.lo && size <= entries.hi && static_cast<int>(out.size()) < max_count) out.push_back(size);
     }
     if (!out.empty()) return;

@@ -37,8 +37,26 @@ enum class Field : uint8_t {
   metadata_kind, // which inconsistency: 0 wrong length, 1 local_sizes unset, 2 extra entry, 3 one entry off, 4 consistent
   metadata_edit, // the kind's own choices (which entry, which way, the value added)
   idle_dummy,
+  // Appended, so that vLLM's choices keep their numbers: SGLang's fields (an SGLang case also
+  // draws tp, dp, the model and, for extend, tokens). engine is asked only where a profile
+  // covers both engines and the domain does not name one.
+  engine,                  // 0 vllm, 1 sglang
+  dp_attention,
+  a2a,                     // sglang::A2a
+  forward,                 // sglang::ForwardKind
+  spec_width,
+  max_running_requests,
+  chunked_prefill,         // 1: chunked prefill on (chunked_prefill_size), 0: off (-1)
+  chunked_prefill_size,
+  requests,                // one entry per DP rank (decode, verify)
+  cuda_graph,              // 1: graphs captured
+  decode_buckets,          // a strictly increasing list, in units of the bucket alignment
+  prefill_graph,           // 1: a breakable prefill graph is captured too
+  prefill_buckets,         // a strictly increasing list
+  last_decode_bucket,      // 0: no replay yet, i + 1: bucket i
+  tbo,
 };
-inline constexpr int kFieldCount = static_cast<int>(Field::idle_dummy) + 1;
+inline constexpr int kFieldCount = static_cast<int>(Field::tbo) + 1;
 
 // A hint steers; the plain value 0 of every hint still leaves every case reachable.
 constexpr bool is_hint(Field field) {

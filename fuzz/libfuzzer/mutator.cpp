@@ -52,7 +52,9 @@ Case mutate(const Case& c, Rng& rng, const CaseDomain& domain) {
   Case out;
   for (uint64_t k = 0; k < kCasePartCount; ++k) {
     const auto part = static_cast<CasePart>((first + k) % kCasePartCount);
-    const size_t rank = part == CasePart::tokens ? rng.below(c.tokens.size()) : ReplaySource::kEveryEntry;
+    // One DP rank's count (tokens, or an SGLang decode's requests: one entry per DP rank either way).
+    const size_t rank =
+        part == CasePart::tokens ? rng.below(static_cast<uint64_t>(c.topology.dp)) : ReplaySource::kEveryEntry;
     out = mutate(c, part, rng, domain, rank);
     if (out != c) break;
   }
