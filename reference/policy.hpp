@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,14 @@ class CapturePolicy {
   virtual bool reads_tp_rank() const { return true; }
   // The engine whose cases it models: a policy judges only its own engine's cases.
   virtual Engine engine() const { return Engine::vllm; }
+  // The named changes between this model and its engine's proposed fix that it lacks, and the
+  // model with some of them applied. A finding's root cause is the smallest set of them that
+  // repairs it (fuzz/oracle/root_cause.hpp). Models without patches (vLLM's) have none.
+  virtual std::vector<std::string_view> patch_names() const { return {}; }
+  virtual std::unique_ptr<CapturePolicy> with_patches(std::span<const std::string_view> names) const {
+    (void)names;
+    return nullptr;
+  }
 };
 
 // vLLM after PR #50874 (docs/layout-contract.md section 7).

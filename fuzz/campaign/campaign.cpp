@@ -180,7 +180,7 @@ class CampaignMerge {
     f.finding = placed.finding;
     seen_.emplace(sig, report_.failures.size());
     report_.failures.push_back(std::move(f));
-    if (placed.created) {
+    if (placed.created || placed.reproducer_changed) {
       R3_TRY_STATUS(write_finding(options_, report_.failures, placed.finding, grouper_.findings()[placed.finding]));
     }
     return ok_status();

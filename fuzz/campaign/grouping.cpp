@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/oracle/root_cause.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -57,9 +58,31 @@ FindingGrouper::Placement FindingGrouper::place(size_t failure, const Implementa
       else canonical = failing;  // the hook lost the bug: fall back to the failure's own case
     }
   }
-  const std::string key = key_of(on_canonical, canonical);
+  std::string cause;
+  if (const CapturePolicy* policy = impl.policy()) {
+    if (Result<Step> step = derive_step(canonical); step.ok()) cause = root_cause(*policy, canonical, *step);
+  }
+  std::string key = cause.empty() ? key_of(on_canonical, canonical) : "cause " + cause;
+  // A failure two patches must repair belongs to the finding of either, when one exists: it is
+  // those bugs seen together, not a third.
+  for (size_t plus = cause.find('+'); plus != std::string::npos && !by_key_.count(key); plus = std::string::npos) {
+    for (const std::string part : {cause.substr(0, plus), cause.substr(plus + 1)}) {
+      if (by_key_.count("cause " + part)) {
+        key = "cause " + part;
+        break;
+      }
+    }
+  }
   if (auto it = by_key_.find(key); it != by_key_.end()) {
-    join(findings_[it->second], failure, impl.name());
+    Finding& f = findings_[it->second];
+    join(f, failure, impl.name());
+    if (f.severity == Severity::latent && on_canonical.severity == Severity::failure) {
+      f.verdict = on_canonical.verdict;
+      f.severity = on_canonical.severity;
+      f.reproducer = canonical;
+      f.detail = on_canonical.detail;
+      return {it->second, false, true};
+    }
     return {it->second, false};
   }
   for (size_t i = 0; i < findings_.size(); ++i) {
@@ -78,6 +101,7 @@ FindingGrouper::Placement FindingGrouper::place(size_t failure, const Implementa
   f.profile = profile_;
   f.reproducer = canonical;
   f.detail = on_canonical.detail;
+  f.cause = cause;
   join(f, failure, impl.name());
   by_key_.emplace(key, findings_.size());
   findings_.push_back(std::move(f));

@@ -8,6 +8,11 @@
 // that finding's reproducer: the GPU pipeline taking vllm-50874's decisions shares its findings.
 // Distinct bugs of one implementation stay distinct: they reduce to different cases, or differ
 // in verdict or severity.
+//
+// A model that knows its patches toward the proposed fix (SGLang's, reference/engines/sglang/
+// policy.hpp) names the root cause itself: failures that the same patch repairs
+// (fuzz/oracle/root_cause.hpp) are one finding whatever their verdict, layout or reproducer;
+// a latent one gives way to a failure when one joins.
 #pragma once
 
 #include <functional>
@@ -35,6 +40,7 @@ struct Finding {
   Case reproducer;                   // the smallest case: canonical, no note or expect
   std::string detail;                // the first difference on the reproducer
   std::string file;                  // where the reproducer was written ("" = nowhere)
+  std::string cause;                 // the patch that repairs it, when the model knows ("" = unknown)
   bool known = false;                // seeded from a known regression entry
 };
 
@@ -45,6 +51,7 @@ class FindingGrouper {
   struct Placement {
     size_t finding = 0;  // index into findings()
     bool created = false;
+    bool reproducer_changed = false;  // a failure replaced a latent reproducer: write it again
   };
 
   // Places failure number `failure` of `impl` (its judgement `j` on `failing`, the signature's

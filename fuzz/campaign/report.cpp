@@ -88,6 +88,7 @@ std::string finding_details(const CampaignReport& r) {
            std::string(to_string(f.severity)) + ") in " + joined(f.implementations) + "\n";
     out += "      " + f.detail + "\n";
     out += "      signatures: " + joined(signatures_of(r, f)) + "\n";
+    if (!f.cause.empty()) out += "      root cause: " + f.cause + " (the patch of the proposed fix that repairs it)\n";
     out += "      reproducer: " + summarize(f.reproducer) + "\n";
     out += "      replay: " + replay_command(f.file) + "\n";
   }
@@ -160,6 +161,7 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"detail", f.detail},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
                         {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f.file))}});
+    if (!f.cause.empty()) findings.back()["cause"] = f.cause;
   }
   json failures = json::array();
   for (const Failure& f : r.failures) {

@@ -104,7 +104,10 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       std::cout << file << ": " << standing.text() << "\n";
     }
     std::vector<std::string> names = f.impls;
-    if (names.empty()) names = c->expect ? std::vector<std::string>{c->expect->impl} : default_implementation_names();
+    if (names.empty()) {
+      names = c->expect ? std::vector<std::string>{c->expect->impl}
+                        : default_implementation_names(c->engine == Engine::sglang ? Profile::sglang : kDefaultProfile);
+    }
     // Files are data, never commands (docs/SECURITY.md): a file's expect.impl that would start a
     // program runs only when the command line says so. The file is reported; the others still run.
     if (f.impls.empty() && c->expect && names_external_command(c->expect->impl) && !f.allow_external_from_files) {
@@ -120,8 +123,11 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       }
       const std::optional<JudgeMode> how = choose_judge_mode(f.mode, **impl, *c);
       if (!how) {
-        bad_file(file + ": " + name + " cannot be judged on this case in mode " + std::string(to_string(f.mode)) +
-                 " (too large to run concretely)");
+        bad_file(file + ": " + (!(*impl)->serves(c->engine)
+                                    ? name + " models another engine than the case's (" +
+                                          std::string(to_string(c->engine)) + ")"
+                                    : name + " cannot be judged on this case in mode " +
+                                          std::string(to_string(f.mode)) + " (too large to run concretely)"));
         continue;
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);

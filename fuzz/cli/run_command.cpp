@@ -112,7 +112,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   std::set<std::string> named;
   for (const std::string& name : f.impls)
     if (!named.insert(name).second) return usage_error("--impl " + name + ": given twice");
-  const std::vector<std::string> names = f.impls.empty() ? default_implementation_names() : f.impls;
+  const std::vector<std::string> names = f.impls.empty() ? default_implementation_names(f.profile) : f.impls;
   // Each worker judges with implementations of its own: an external adapter is one process per worker.
   auto make_impls = [names, io]() -> Result<std::vector<std::unique_ptr<Implementation>>> {
     std::vector<std::unique_ptr<Implementation>> made;
@@ -124,6 +124,23 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   };
   Result<std::vector<std::unique_ptr<Implementation>>> impls = make_impls();
   if (!impls.ok()) return usage_error(impls.error().message);
+  // An implementation of one engine judges only that engine's cases: one that serves no engine
+  // of the profile would judge nothing, and under profile any the cases come only from the
+  // engines some implementation serves.
+  std::set<Engine> served;
+  for (const auto& impl : *impls) {
+    bool serves_profile = false;
+    for (Engine e : {Engine::vllm, Engine::sglang}) {
+      if (!covers(f.profile, e) || !impl->serves(e)) continue;
+      served.insert(e);
+      serves_profile = true;
+    }
+    if (!serves_profile) {
+      return usage_error("--impl " + impl->name() + ": judges no case of profile " + std::string(to_string(f.profile)) +
+                         ", which is " + std::string(to_string(engine_of(f.profile))) + "'s");
+    }
+  }
+  if (served.size() == 1) o.generator.engine = *served.begin();
   o.jobs = static_cast<int>(f.jobs);
 
   CampaignHooks hooks;

@@ -15,6 +15,7 @@ GeneratedCase generate_case(uint64_t seed, uint64_t index, const GeneratorOption
   CaseDomain domain{options.profile, kBounds[static_cast<size_t>(size)]};
   domain.bounds.metadata_overrides = options.metadata_overrides;
   if (options.wide_experts) domain.bounds.max_experts = limits::kMaxExperts;
+  domain.engine = options.engine;
   SeededSource source(rng);
   return {draw(source, domain), size};
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct GeneratorOptions {
   bool metadata_overrides = false;
   // Expert counts above 32768, which vLLM's int16 replay storage cannot hold (corner case 9).
   bool wide_experts = false;
+  // Under profile any: only this engine's cases (nullopt: each case draws its engine).
+  std::optional<Engine> engine;
 };
 
 struct GeneratedCase {

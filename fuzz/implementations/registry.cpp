@@ -10,6 +10,7 @@
 #include "fuzz/implementations/faulty_policy.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/policy.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -112,7 +113,12 @@ Result<std::unique_ptr<Implementation>> make_implementation(const Implementation
   return Error{"--impl " + name.text() + ": unknown implementation; known: " + known_implementation_names()};
 }
 
-std::vector<std::string> default_implementation_names() { return {"vllm-50874", "vllm-pre-50874"}; }
+std::vector<std::string> default_implementation_names(Profile profile) {
+  std::vector<std::string> names;
+  if (covers(profile, Engine::vllm)) names = {"vllm-50874", "vllm-pre-50874"};
+  if (covers(profile, Engine::sglang)) names.insert(names.end(), {"sglang", "sglang-miles"});
+  return names;
+}
 
 std::string known_implementation_names() {
   std::string text;

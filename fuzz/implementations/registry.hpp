@@ -15,6 +15,7 @@
 #include "fuzz/implementations/implementation_name.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 
@@ -48,8 +49,9 @@ Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spe
 Result<std::unique_ptr<Implementation>> make_implementation(const ImplementationName& name,
                                                             const ImplementationOptions& options);
 
-// What `r3fuzz run` and `r3fuzz replay` test when no --impl is given.
-std::vector<std::string> default_implementation_names();
+// What `r3fuzz run` and `r3fuzz replay` test when no --impl is given: the models of the
+// profile's engine (vllm-50874, vllm-pre-50874; sglang, sglang-miles), both engines' under any.
+std::vector<std::string> default_implementation_names(Profile profile = kDefaultProfile);
 
 // "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND, gpu, gpu:POLICY".
 std::string known_implementation_names();

@@ -109,6 +109,13 @@ void smaller_sizes(const Case& c, Candidates& out) {
     for (int64_t& t : next.tokens) t = std::min(t, size);
     out.push_back(std::move(next));
   }
+  // Chunking on at the same bound (its smallest form), or off at it: whichever the bug keeps.
+  if (!chunked) {
+    Case next = c;
+    next.sglang->chunked_prefill_size = f.max_prefill_tokens;
+    next.sglang->max_prefill_tokens = sglang::Forward{}.max_prefill_tokens;
+    out.push_back(std::move(next));
+  }
   if (f.max_prefill_tokens != sglang::Forward{}.max_prefill_tokens && f.chunked_prefill_size != -1) {
     Case next = c;
     next.sglang->max_prefill_tokens = sglang::Forward{}.max_prefill_tokens;
@@ -130,6 +137,18 @@ void simpler_graphs(const Case& c, Candidates& out) {
   if (f.last_decode_bucket) {
     Case next = c;
     next.sglang->last_decode_bucket.reset();
+    out.push_back(std::move(next));
+  }
+  // Every bucket halved at once (aligned, deduplicated): large production buckets shrink in a
+  // few steps instead of one bucket at a time.
+  if (!g.decode.empty() && g.decode.back() > bucket_alignment(c)) {
+    Case next = c;
+    const int64_t a = bucket_alignment(c);
+    auto half = [a](int64_t b) { return std::max(a, b / 2 / a * a); };
+    for (int64_t& b : next.sglang->cuda_graph->decode) b = half(b);
+    auto& d = next.sglang->cuda_graph->decode;
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    if (next.sglang->last_decode_bucket) next.sglang->last_decode_bucket = half(*next.sglang->last_decode_bucket);
     out.push_back(std::move(next));
   }
   auto lists = {&sglang::CudaGraphs::decode, &sglang::CudaGraphs::prefill};
@@ -180,11 +199,13 @@ void simpler_forward(const Case& c, Candidates& out) {
   out.push_back(std::move(decode));
 }
 
-// The a2a backend toward none (then deepep), DP attention's ranks kept: the capture layout changes.
+// The a2a backend toward none, then deepep, then the first of the other backends (mooncake):
+// every backend of one capture class reaches the same reproducer. The capture layout changes.
 void simpler_a2a(const Case& c, Candidates& out) {
-  if (!sglang_case(c) || c.sglang->a2a == sglang::A2a::none) return;
-  for (sglang::A2a a : {sglang::A2a::none, sglang::A2a::deepep}) {
-    if (a == c.sglang->a2a || (a == sglang::A2a::deepep && c.sglang->a2a == sglang::A2a::none)) continue;
+  if (!sglang_case(c)) return;
+  const auto rank = [](sglang::A2a a) { return static_cast<int>(a); };  // none < deepep < mooncake < ...
+  for (sglang::A2a a : {sglang::A2a::none, sglang::A2a::deepep, sglang::A2a::mooncake}) {
+    if (rank(a) >= rank(c.sglang->a2a)) continue;
     Case next = c;
     next.sglang->a2a = a;
     realign_buckets(next);

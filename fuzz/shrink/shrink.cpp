@@ -35,6 +35,18 @@ std::string case_key(const Case& c) {
     k += c.metadata->local_sizes_given ? 'g' : '-';
     if (c.metadata->local_sizes) put_list(*c.metadata->local_sizes);
   }
+  if (c.sglang) {  // an SGLang case's own fields
+    const sglang::Forward& f = *c.sglang;
+    k += 's';
+    put(f.dp_attention), put(static_cast<int>(f.a2a)), put(static_cast<int>(f.kind)), put(f.spec_width), put(f.tbo);
+    put_list(f.requests);
+    put(f.chunked_prefill_size), put(f.max_running_requests), put(f.max_prefill_tokens);
+    put(f.last_decode_bucket.value_or(-1));
+    if (f.cuda_graph) {
+      put_list(f.cuda_graph->decode);
+      put_list(f.cuda_graph->prefill);
+    }
+  }
   return k;
 }
 
