@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fuzz/cli/explain_table.hpp"
+#include "fuzz/cli/explain_sglang.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "reference/capturer.hpp"
@@ -12,6 +14,7 @@ namespace r3 {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+using namespace explain_text;  // NOLINT: the bounded tables and lists every explanation prints
 
 ojson range_json(const std::optional<RowRange>& r) {
   return r ? ojson::array({r->lo, r->hi}) : ojson(nullptr);
@@ -22,86 +25,6 @@ ojson list_json(const std::optional<std::vector<int64_t>>& v) { return v ? ojson
 std::string range_text(const std::optional<RowRange>& r) {
   return r ? "[" + std::to_string(r->lo) + ", " + std::to_string(r->hi) + ")" : "-";
 }
-
-// Bounds on the text report (item 8 of issue 15): a case at the limits has 65536 ranks and 4096
-// calls, which printed in full is half a gigabyte. Runs of identical rows are folded, then each
-// table, list and the sequence of calls is cut, and the report says so. --json is not cut.
-constexpr size_t kMaxListEntries = 32;
-constexpr size_t kMaxTableRows = 64;
-constexpr size_t kMaxCallsShown = 8;
-const std::string kCutNote = " (explain's text is bounded; --json lists everything)";
-
-std::string list_text(const std::optional<std::vector<int64_t>>& v) {
-  if (!v) return "unset";
-  std::string s = "[";
-  const size_t shown = std::min(v->size(), kMaxListEntries);
-  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + std::to_string((*v)[i]);
-  if (shown < v->size()) s += ", ... " + std::to_string(v->size() - shown) + " more";
-  return s + "]";
-}
-
-// Columns padded to their widest cell, numbers right-aligned; two spaces between columns.
-// A table of more than kMaxTableRows rows is folded: the first `key_columns` cells name a row
-// (dp, tp), a run of rows alike in every other cell prints as its first row and one
-// "... N more rows alike" line, and at most kMaxTableRows lines print in all.
-class Table {
- public:
-  explicit Table(std::vector<std::string> header, size_t key_columns = 0)
-      : header_(std::move(header)), key_columns_(key_columns) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-
-  std::string render(const std::string& indent = "  ") const {
-    std::vector<size_t> width(header_.size(), 0);
-    for (size_t i = 0; i < header_.size(); ++i) width[i] = header_[i].size();
-    for (const auto& row : rows_)
-      for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
-    std::string out = line(header_, width, indent);
-    const bool fold = rows_.size() > kMaxTableRows;
-    size_t lines = 0;
-    for (size_t r = 0; r < rows_.size();) {
-      if (lines == kMaxTableRows) {
-        out += indent + "... " + std::to_string(rows_.size() - r) + " more rows not shown" + kCutNote + "\n";
-        break;
-      }
-      out += line(rows_[r], width, indent);
-      ++lines;
-      size_t next = r + 1;
-      while (fold && next < rows_.size() && alike(rows_[r], rows_[next])) ++next;
-      if (next > r + 1) {
-        out += indent + "... " + std::to_string(next - r - 1) + " more rows alike, through " + key_text(rows_[next - 1]) +
-               "\n";
-        ++lines;
-      }
-      r = next;
-    }
-    return out;
-  }
-
- private:
-  bool alike(const std::vector<std::string>& a, const std::vector<std::string>& b) const {
-    if (key_columns_ == 0 || a.size() != b.size() || a.size() < key_columns_) return false;
-    return std::equal(a.begin() + static_cast<std::ptrdiff_t>(key_columns_), a.end(),
-                      b.begin() + static_cast<std::ptrdiff_t>(key_columns_));
-  }
-  std::string key_text(const std::vector<std::string>& row) const {
-    std::string s;
-    for (size_t i = 0; i < key_columns_ && i < row.size(); ++i) s += (i ? ", " : "") + header_[i] + " " + row[i];
-    return s;
-  }
-  static std::string line(const std::vector<std::string>& row, const std::vector<size_t>& width, const std::string& indent) {
-    std::string line = indent;
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      const bool number = !row[i].empty() && (std::isdigit(static_cast<unsigned char>(row[i][0])) != 0);
-      const std::string pad(width[i] - row[i].size(), ' ');
-      line += (i ? "  " : "") + (number ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : ""));
-    }
-    return line + "\n";
-  }
-
-  std::vector<std::string> header_;
-  size_t key_columns_;
-  std::vector<std::vector<std::string>> rows_;
-};
 
 // Rows capture() receives on view `v` of `call`, and where the rank's tokens sit in what it copies from.
 int64_t received_rows(const Call& call, const RankView& v) {
@@ -270,13 +193,20 @@ void write_policies(const Explanation& e, std::ostringstream& out) {
 Result<Explanation> explain_case(const Case& c) {
   R3_TRY(Step step, derive_step(c));
   Explanation e{c, std::move(step), {}};
-  for (const auto& policy : {make_vllm_50874_policy(), make_vllm_pre_50874_policy(), make_r3_fixed_policy()}) {
+  for (std::string_view name : explained_policy_names(c.engine)) {
+    const std::unique_ptr<CapturePolicy> policy = make_policy(name);
     e.policies.push_back(judge_symbolic(c, e.step, *policy, policy->name()));
   }
   return e;
 }
 
+std::vector<std::string_view> explained_policy_names(Engine engine) {
+  if (engine == Engine::sglang) return {"sglang", "sglang-miles", "sglang-fixed"};
+  return {"vllm-50874", "vllm-pre-50874", "r3-fixed"};
+}
+
 ojson explanation_json(const Explanation& e) {
+  if (e.c.engine == Engine::sglang) return sglang_explanation_json(e);
   const Step& s = e.step;
   const bool one_call = s.calls.size() == 1;
   // The ranks come from the topology, not from a call: a DP-chunked step whose ranks are all
@@ -313,6 +243,7 @@ ojson explanation_json(const Explanation& e) {
 }
 
 std::string explanation_text(const Explanation& e) {
+  if (e.c.engine == Engine::sglang) return sglang_explanation_text(e);
   const Case& c = e.c;
   const Step& s = e.step;
   std::ostringstream out;

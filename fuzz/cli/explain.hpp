@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,10 +19,14 @@ namespace r3 {
 struct Explanation {
   Case c;
   Step step;
-  std::vector<Judgement> policies;  // vllm-50874, vllm-pre-50874, r3-fixed, in that order
+  std::vector<Judgement> policies;  // explained_policy_names(c.engine), in that order
 };
 
-// Derives the step and judges the three policy models on it. Fails only on an invalid case.
+// The policy models an explanation judges: vllm-50874, vllm-pre-50874, r3-fixed for vLLM cases;
+// sglang, sglang-miles, sglang-fixed for SGLang's (explain_sglang.hpp prints those).
+std::vector<std::string_view> explained_policy_names(Engine engine);
+
+// Derives the step and judges the case's engine's three policy models on it. Fails only on an invalid case.
 Result<Explanation> explain_case(const Case& c);
 
 // The --json document; issue 2 names its fields (extra fields are allowed). "ranks" lists every
