@@ -49,6 +49,8 @@ class ExternalImplementation final : public Implementation {
   std::string name() const override;  // "external:COMMAND"
   Allocation allocate(const Case& c) const override;
   Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override;
+  // The engines the adapter's hello declares ("engines"); both before the first hello.
+  bool serves(Engine engine) const override;
 
   // The hello of the adapter now running (or last run); nullopt before the first one.
   std::optional<AdapterHello> hello() const;
@@ -67,6 +69,9 @@ class ExternalImplementation final : public Implementation {
   Result<std::vector<CaptureReply>> exchange_batch(const nlohmann::json& case_json, const Step& step,
                                                    const BufferShape& buffer) const;
   Error ended(const std::string& what, const std::string& unfinished) const;
+  // SGLang steps (fuzz/adapter/sglang_exchange.cpp): one request per rank, or one per case
+  // when batched, each reply the rank's published rows.
+  Result<ConcreteOutcome> run_sglang(const Case& c, const Step& step) const;
 
   ExternalOptions options_;
   mutable std::mutex mutex_;

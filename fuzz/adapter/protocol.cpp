@@ -104,7 +104,7 @@ json hello_request() { return {{"type", "hello"}, {"protocol", kAdapterProtocol}
 
 Result<AdapterHello> read_hello(const json& reply) {
   if (!reply.is_object()) return Error{"hello: expected a JSON object, got " + std::string(type_name(reply))};
-  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows", "batch"}));
+  R3_TRY_STATUS(only_keys(reply, "hello: ", {"type", "protocol", "name", "version", "replay_rows", "batch", "engines"}));
   if (!reply.contains("protocol")) return Error{"hello: missing \"protocol\""};
   R3_TRY(std::string protocol, read_string(reply["protocol"], "hello.protocol"));
   if (protocol != kAdapterProtocol) {
@@ -133,6 +133,18 @@ Result<AdapterHello> read_hello(const json& reply) {
     if (!reply["batch"].is_boolean())
       return field_error("hello.batch", "expected true or false, got " + std::string(type_name(reply["batch"])));
     hello.batch = reply["batch"].get<bool>();
+  }
+  if (reply.contains("engines")) {
+    const json& engines = reply["engines"];
+    if (!engines.is_array() || engines.empty())
+      return field_error("hello.engines", "expected a non-empty list of \"vllm\" and \"sglang\"");
+    hello.vllm = false;
+    for (size_t i = 0; i < engines.size(); ++i) {
+      R3_TRY(std::string engine, read_string(engines[i], "hello.engines[" + std::to_string(i) + "]"));
+      if (engine == "vllm") hello.vllm = true;
+      else if (engine == "sglang") hello.sglang = true;
+      else return Error{"hello.engines[" + std::to_string(i) + "]: \"" + engine + "\" is not one of vllm, sglang"};
+    }
   }
   return hello;
 }
@@ -252,6 +264,15 @@ Result<CaptureReply> read_capture_reply(const json& reply, const BufferShape& bu
   if (out.branch.empty()) out.branch = "unnamed";
   return out;
 }
+
+Result<int64_t> read_reply_int(const json& v, std::string_view field, int64_t lo, int64_t hi) {
+  return read_int(v, field, lo, hi);
+}
+Result<std::string> read_reply_string(const json& v, std::string_view field) { return read_string(v, field); }
+Status only_reply_keys(const json& object, std::string_view where, std::initializer_list<std::string_view> allowed) {
+  return only_keys(object, where, allowed);
+}
+std::string_view reply_type_name(const json& v) { return type_name(v); }
 
 // Interned here so CaptureDecision can hold the branch as a string_view.
 std::string_view adapter_branch_name(const std::string& name) { return intern_branch(name); }

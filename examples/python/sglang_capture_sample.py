@@ -1,0 +1,164 @@
+"""Stands in for SGLang's routed-experts capture (python/sglang/srt/state_capturer/base.py and
+routed_experts.py, the window helper of layers/dp_attention.py and the forward end of
+model_executor/model_runner.py), written by r3fuzz from ../shared/spec/sglang-contract.md, not
+copied. sglang_capture_adapter.py runs it unchanged under r3fuzz by swapping the module's
+parallel-state getters and collective (the FAKES list there) for fakes built from a request.
+
+Three versions, chosen at the forward end and by the class:
+  upstream  RoutedExpertsCapturer, cuda_graph_batch = the decode runner's bs (requests)
+  miles     RoutedExpertsCapturer, cuda_graph_batch = bs * captured_req_width (tokens)
+  fixed     FixedRoutedExpertsCapturer: each call written at its rows' place in the rank's batch,
+            the buffer sized for every tensor the engine hands it, the window [0, n)
+"""
+
+try:  # the real engine environment would import SGLang's; the adapter swaps these names
+    import torch
+except ImportError:
+    torch = None
+
+
+def _unset(name):
+    def getter(*args, **kwargs):
+        raise RuntimeError(f"{name} is SGLang runtime state: run this module under sglang_capture_adapter.py")
+    return getter
+
+
+# Parallel state, schedule and collectives as SGLang's capturer looks them up at call time.
+get_parallel = _unset("get_parallel")                # .dp_size, .attn_tp_size, .attn_tp_rank
+get_schedule = _unset("get_schedule")                # .chunked_prefill_size
+get_moe_a2a_backend = _unset("get_moe_a2a_backend")  # .is_deepep(), .is_none()
+is_dp_attention_enabled = _unset("is_dp_attention_enabled")
+get_attention_dp_rank = _unset("get_attention_dp_rank")
+attn_tp_all_gather_into_tensor = _unset("attn_tp_all_gather_into_tensor")  # (output, input)
+# The fix reads the layout of the call it captures: dp_local_start, dp_local_num_tokens (this DP
+# rank's rows in a DP-gathered tensor) and batch_offset (a TBO child's first row in the batch).
+get_capture_layout = _unset("get_capture_layout")
+
+
+def get_dp_local_slice_cpu(forward_batch, can_run_graph, cuda_graph_batch):
+    """layers/dp_attention.py: (start, n) of this DP rank in a buffer padded per rank. Before any
+    decode replay cuda_graph_batch is None, and dp_rank * None raises TypeError, as SGLang does."""
+    global_num_tokens = forward_batch.global_num_tokens_cpu
+    dp_rank = get_attention_dp_rank()
+    local_num_tokens = global_num_tokens[dp_rank]
+    if can_run_graph:
+        local_start = dp_rank * cuda_graph_batch
+    else:
+        local_start = sum(global_num_tokens[:dp_rank])
+    return local_start, local_num_tokens
+
+
+class DeviceCache:
+    """[R, L, K + shared] int32: capture writes the whole tensor it is given at row 0."""
+
+    def __init__(self, rows, num_layers, width):
+        self.buffer = torch.zeros((rows, num_layers, width), dtype=torch.int32)
+
+    def capture(self, layer_id, topk_ids):
+        self.buffer[: topk_ids.shape[0], layer_id, :] = topk_ids
+
+
+class HostCache:
+    """[KV slots, L, K] int32 on the CPU: what a request reads its routing back from."""
+
+    def __init__(self, num_tokens, num_layers, top_k):
+        self.buffer = torch.zeros((num_tokens, num_layers, top_k), dtype=torch.int32)
+
+
+class RoutedExpertsCapturer:
+    def __init__(self, num_tokens, max_running_requests, num_layers, top_k, num_fused_shared_experts=0):
+        self.top_k = top_k
+        width = top_k + num_fused_shared_experts
+        self.host_cache = HostCache(num_tokens, num_layers, top_k)
+        self.device_cache = DeviceCache(self.buffer_rows(max_running_requests), num_layers, width)
+        if get_moe_a2a_backend().is_deepep():
+            # Sized by attn_tp only under DP attention; capture slices it by attn_tp_size always.
+            attn_tp = get_parallel().attn_tp_size if is_dp_attention_enabled() else 1
+            self.gather_buffer = torch.empty((self.device_cache.buffer.shape[0] * attn_tp, width), dtype=torch.int32)
+
+    def buffer_rows(self, max_running_requests):
+        # The contract, section 4: max(cps * dp, mrr * dp); spec decoding's verify tokens are not counted.
+        dp = get_parallel().dp_size
+        return max(get_schedule().chunked_prefill_size * dp, max_running_requests * dp)
+
+    def capture(self, layer_id, topk_ids):
+        if get_moe_a2a_backend().is_deepep():
+            local = topk_ids
+            topk_ids = self.gather_buffer[: local.shape[0] * get_parallel().attn_tp_size]
+            attn_tp_all_gather_into_tensor(topk_ids, local)
+        self.device_cache.capture(layer_id, topk_ids)
+
+    def _get_local_slice(self, forward_batch, can_run_graph, cuda_graph_batch):
+        # DeepEP gathered its own rank's batch at row 0; every other backend under DP attention
+        # left the DP-gathered tensor, so the window starts at this rank's offset in it.
+        if is_dp_attention_enabled() and not get_moe_a2a_backend().is_deepep():
+            start, n = get_dp_local_slice_cpu(forward_batch, can_run_graph, cuda_graph_batch)
+            end = start + n
+        else:
+            start, end = 0, forward_batch.out_cache_loc.shape[0]
+        return self.device_cache.buffer[start:end, :, : self.top_k]
+
+    def on_forward_end(self, forward_batch, can_run_graph, cuda_graph_batch):
+        window = self._get_local_slice(forward_batch, can_run_graph, cuda_graph_batch)
+        # Index assignment: as many rows as slots, or one row that broadcasts; else RuntimeError.
+        self.host_cache.buffer[forward_batch.out_cache_loc] = window
+
+
+class FixedRoutedExpertsCapturer(RoutedExpertsCapturer):
+    """The proposed fix (docs/FINDINGS.md): write each call's rows of this rank at their place in
+    the rank's batch, gather every scattered backend's attn-TP slices, read [0, n) at the end."""
+
+    def __init__(self, num_tokens, max_running_requests, num_layers, top_k, num_fused_shared_experts=0,
+                 largest_batch=0):
+        self._largest_batch = largest_batch
+        super().__init__(num_tokens, max_running_requests, num_layers, top_k, num_fused_shared_experts)
+        width = top_k + num_fused_shared_experts
+        attn_tp = get_parallel().attn_tp_size
+        self.gather_buffer = torch.empty((self.device_cache.buffer.shape[0] * attn_tp, width), dtype=torch.int32)
+
+    def buffer_rows(self, max_running_requests):
+        # dp times the largest aligned batch a rank runs (given by the runner: see largest_batch()).
+        return self._largest_batch * get_parallel().dp_size
+
+    def capture(self, layer_id, topk_ids):
+        layout = get_capture_layout()
+        scattered = get_moe_a2a_backend().is_deepep() or (
+            not get_moe_a2a_backend().is_none() and get_parallel().attn_tp_size > 1)
+        if scattered:
+            local = topk_ids
+            topk_ids = self.gather_buffer[: local.shape[0] * get_parallel().attn_tp_size]
+            attn_tp_all_gather_into_tensor(topk_ids, local)
+        elif is_dp_attention_enabled() and get_moe_a2a_backend().is_none():  # DP-gathered: this rank's rows
+            start = layout.dp_local_start
+            topk_ids = topk_ids[start: start + layout.dp_local_num_tokens]
+        at = layout.batch_offset
+        self.device_cache.buffer[at: at + topk_ids.shape[0], layer_id, :] = topk_ids
+
+    def _get_local_slice(self, forward_batch, can_run_graph, cuda_graph_batch):
+        return self.device_cache.buffer[: forward_batch.out_cache_loc.shape[0], :, : self.top_k]
+
+
+def largest_batch(server_args, attn_tp, aligned):
+    """The most rows one rank's batch holds: a prefill chunk (max_prefill_tokens without chunking),
+    max_running_requests * w, the largest decode bucket * w, the largest prefill bucket; aligned
+    to attn_tp where prepare_mlp_sync_batch aligns counts."""
+    w = max(server_args.speculative_num_draft_tokens, 1)
+    cps = server_args.chunked_prefill_size
+    most = max(server_args.max_prefill_tokens if cps == -1 else cps, server_args.max_running_requests * w)
+    if server_args.cuda_graph_bs:
+        most = max(most, server_args.cuda_graph_bs[-1] * w)
+    if server_args.prefill_cuda_graph_tokens:
+        most = max(most, server_args.prefill_cuda_graph_tokens[-1])
+    return (most + attn_tp - 1) // attn_tp * attn_tp if aligned else most
+
+
+def cuda_graph_batch(runner, version):
+    """model_runner.py, forward: what the window is given as cuda_graph_batch."""
+    if version == "miles":  # tokens of a replay: bs * captured_req_width, None before any replay
+        return runner.bs * runner.captured_req_width if getattr(runner, "bs", None) else None
+    return getattr(runner, "bs", None)  # upstream: the request bucket of the last replay
+
+
+def forward_end(capturer, forward_batch, can_run_graph, runner, version):
+    """model_runner.py, forward, after the model ran: the capturer's forward end."""
+    capturer.on_forward_end(forward_batch, can_run_graph, cuda_graph_batch(runner, version))
