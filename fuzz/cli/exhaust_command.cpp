@@ -48,9 +48,13 @@ Status check_space_size(const ExhaustBounds& b) {
                " layouts: lower --max-dp, --max-tp, --max-tokens or --max-m"};
 }
 
+// SGLang's space grows faster with each bound (sizes, graphs and TBO expand every count
+// vector): its defaults, where a flag is not given, keep `exhaust --profile sglang` to seconds.
+constexpr ExhaustBounds kSglangDefaults = {.max_dp = 3, .max_tp = 2, .max_tokens = 4, .max_m = 4};
+
 struct ExhaustFlags {
   ExhaustBounds bounds;
-  std::string impl = "r3-fixed";
+  std::string impl;  // default: r3-fixed, or sglang-fixed under an SGLang profile
   std::string against;
   std::string fault;
   Mode mode = Mode::symbolic;
@@ -65,10 +69,10 @@ std::string progress_line(const ExhaustProgress& p, double seconds) {
   return buf;
 }
 
-Result<int> exhaust_command(const ExhaustFlags& f) {
-  R3_TRY_STATUS(validate(f.bounds));
-  R3_TRY_STATUS(check_space_size(f.bounds));
+Result<int> exhaust_command(ExhaustFlags f) {
   if (f.jobs < 1 || f.jobs > 1024) return Error{"--jobs: " + std::to_string(f.jobs) + " is out of range [1, 1024]"};
+  const bool sglang_profile = engine_of(f.bounds.profile) == Engine::sglang;
+  if (f.impl.empty()) f.impl = sglang_profile ? "sglang-fixed" : "r3-fixed";
   ImplementationOptions with_fault;
   with_fault.fault = f.fault;
   R3_TRY(std::unique_ptr<Implementation> a, make_implementation(f.impl, with_fault));
@@ -78,6 +82,17 @@ Result<int> exhaust_command(const ExhaustFlags& f) {
     if (!against.ok()) return as_flag_error(against.error(), "--against");
     b = std::move(against).value();
   }
+  // Only the engines every implementation checked serves are enumerated (profile any covers both).
+  std::vector<Engine> engines;
+  for (Engine e : {Engine::vllm, Engine::sglang})
+    if (covers(f.bounds.profile, e) && a->serves(e) && (!b || b->serves(e))) engines.push_back(e);
+  if (engines.empty()) {
+    return Error{"--impl " + a->name() + (b ? " and --against " + b->name() : "") + ": no engine of profile " +
+                 std::string(to_string(f.bounds.profile)) + " is served by " + (b ? "both" : "it")};
+  }
+  if (engines.size() == 1) f.bounds.engine = engines.front();
+  R3_TRY_STATUS(validate(f.bounds));
+  R3_TRY_STATUS(check_space_size(f.bounds));
   const CaseCheck check = b ? differs_between(judge_implementation(*a, f.mode), judge_implementation(*b, f.mode))
                             : differs_from_reference(judge_implementation(*a, f.mode));
 
@@ -114,14 +129,14 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   CLI::App* cmd = app.add_subcommand(
       "exhaust", "Check every case within small bounds: an implementation against the reference, or two against "
                  "each other; print the smallest counterexample");
-  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated")->capture_default_str()
+  cmd->add_option("--max-dp", f->bounds.max_dp, "largest DP size D enumerated (SGLang profiles: 3)")->capture_default_str()
       ->transform(whole_number);
-  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated")->capture_default_str()
+  cmd->add_option("--max-tp", f->bounds.max_tp, "largest TP size T enumerated (SGLang profiles: 2)")->capture_default_str()
       ->transform(whole_number);
-  cmd->add_option("--max-tokens", f->bounds.max_tokens, "largest sum of real tokens over the DP ranks")
+  cmd->add_option("--max-tokens", f->bounds.max_tokens, "largest sum of real tokens (SGLang: tokens or requests) over the DP ranks (SGLang profiles: 4)")
       ->capture_default_str()
       ->transform(whole_number);
-  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated")->capture_default_str()
+  cmd->add_option("--max-m", f->bounds.max_m, "largest max_num_tokens M enumerated (SGLang: chunked_prefill_size and max_running_requests; 4)")->capture_default_str()
       ->transform(whole_number);
   cmd->add_option("--layers", f->bounds.layers, "MoE layers L (layers 0 and L-1 are enumerated)")
       ->capture_default_str()
@@ -131,7 +146,7 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--experts", f->bounds.experts, "experts E (above 32767 to reach narrow-int16)")
       ->capture_default_str()
       ->transform(whole_number);
-  add_impl_option(*cmd, f->impl, "the one checked (default r3-fixed)");
+  add_impl_option(*cmd, f->impl, "the one checked (default r3-fixed; sglang-fixed under an SGLang profile)");
   cmd->add_option("--against", f->against, "compare with this implementation instead of the reference");
   add_fault_option(*cmd, f->fault, "injected into --impl when it names none (as IMPL+FAULT would)");
   CLI::Option* mode = add_mode_option(
@@ -141,7 +156,14 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   add_profile_option(*cmd, f->bounds.profile, "default vllm");
   cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
       ->transform(whole_number);
-  cmd->callback([f, &outcome] {
+  cmd->callback([f, cmd, &outcome] {
+    // An SGLang profile's own defaults for the bounds the command line left unset.
+    if (engine_of(f->bounds.profile) == Engine::sglang) {
+      if (cmd->count("--max-dp") == 0) f->bounds.max_dp = kSglangDefaults.max_dp;
+      if (cmd->count("--max-tp") == 0) f->bounds.max_tp = kSglangDefaults.max_tp;
+      if (cmd->count("--max-tokens") == 0) f->bounds.max_tokens = kSglangDefaults.max_tokens;
+      if (cmd->count("--max-m") == 0) f->bounds.max_m = kSglangDefaults.max_m;
+    }
     auto code = exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());
     outcome.exit_code = *code;

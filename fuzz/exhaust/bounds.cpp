@@ -32,7 +32,8 @@ std::string describe(const ExhaustBounds& b) {
   return "D<=" + std::to_string(b.max_dp) + " T<=" + std::to_string(b.max_tp) +
          " sum(tokens)<=" + std::to_string(b.max_tokens) + " M<=" + std::to_string(b.max_m) +
          " L=" + std::to_string(b.layers) + " K=" + std::to_string(b.top_k) + " E=" + std::to_string(b.experts) +
-         ", profile " + std::string(to_string(b.profile));
+         ", profile " + std::string(to_string(b.profile)) +
+         (b.engine && b.profile == Profile::any ? " (" + std::string(to_string(*b.engine)) + " cases)" : "");
 }
 
 }  // namespace r3

@@ -77,6 +77,15 @@ SpaceSize count_space(const ExhaustBounds& bounds) {
   ExhaustBounds b = bounds;
   b.profile = Profile::any;
   SpaceSize size;
+  const auto wanted = [&](Engine e) { return covers(bounds.profile, e) && (!bounds.engine || *bounds.engine == e); };
+  if (wanted(Engine::sglang)) {
+    // SGLang's units are few at bounds the search can afford: each is expanded and counted.
+    for (const SglangUnit& u : enumerate_sglang_units(b)) {
+      size.units = saturating_add_product(size.units, 1, 1);
+      size.cases = saturating_add_product(size.cases, for_each_sglang_case(u, b, [](const Case&) { return true; }), 1);
+    }
+    if (!wanted(Engine::vllm)) return size;
+  }
   for (int dp = 1; dp <= b.max_dp; ++dp) {
     for (int tp = 1; tp <= b.max_tp; ++tp) {
       for (const Topology& topology : topologies(dp, tp)) {
@@ -112,6 +121,15 @@ Padding padding_variant(int index, int64_t max_num_tokens) {
 
 std::vector<CaseUnit> enumerate_units(const ExhaustBounds& b) {
   std::vector<CaseUnit> units;
+  const auto wanted = [&](Engine e) { return covers(b.profile, e) && (!b.engine || *b.engine == e); };
+  auto add_sglang = [&] {
+    if (!wanted(Engine::sglang)) return;
+    for (SglangUnit& u : enumerate_sglang_units(b)) units.push_back({{}, {}, std::move(u)});
+  };
+  if (!wanted(Engine::vllm)) {
+    add_sglang();
+    return units;
+  }
   std::vector<int64_t> prefix;
   std::vector<std::vector<int64_t>> vectors;
   for (int dp = 1; dp <= b.max_dp; ++dp) {
@@ -120,15 +138,17 @@ std::vector<CaseUnit> enumerate_units(const ExhaustBounds& b) {
         for (int64_t sum = 0; sum <= b.max_tokens; ++sum) {
           vectors.clear();
           compositions(dp, sum, b.max_m, prefix, vectors);
-          for (auto& tokens : vectors) units.push_back({topology, std::move(tokens)});
+          for (auto& tokens : vectors) units.push_back({topology, std::move(tokens), std::nullopt});
         }
       }
     }
   }
+  add_sglang();
   return units;
 }
 
 int64_t for_each_case(const CaseUnit& unit, const ExhaustBounds& b, const std::function<bool(const Case&)>& visit) {
+  if (unit.sglang) return for_each_sglang_case(*unit.sglang, b, visit);
   Case c;
   c.topology = unit.topology;
   c.model = {b.layers, b.top_k, b.experts};

@@ -16,14 +16,17 @@
 //   - C in 1..max_d(N_d)+1 on local and sp_shard (N_d = n_d, or ceil(n_d/T) with SP): a larger C
 //     gives the same single chunk;
 //   - layer 0 and L-1.
-// Metadata overrides (the rejection cases) are not enumerated.
+// Metadata overrides (the rejection cases) are not enumerated. A profile of SGLang's enumerates
+// SGLang units instead (sglang_space.hpp), and profile any both engines', vLLM's first.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "fuzz/exhaust/bounds.hpp"
+#include "fuzz/exhaust/sglang_space.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {
@@ -31,6 +34,7 @@ namespace r3 {
 struct CaseUnit {
   Topology topology;
   std::vector<int64_t> tokens;
+  std::optional<SglangUnit> sglang;  // an SGLang unit (sglang_space.hpp): the fields above unused
 };
 
 // Every unit within the bounds, in the order above. Holds them all: count first (below).

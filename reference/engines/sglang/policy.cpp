@@ -98,6 +98,16 @@ class SglangPolicy final : public CapturePolicy {
     const RowRange mine = per_call ? f.call_rows[k][r] : RowRange{0, f.padded[r]};
     const int64_t real = std::clamp<int64_t>(f.tokens[r] - mine.lo, 0, mine.size());
     const int64_t slots = per_call ? (f.decode_graph ? real : mine.size()) : f.out_cache_loc[r];
+    // base.py, BaseDeviceCache.capture: buffer[:batch, layer_id, :] = topk_ids. With more rows than
+    // the buffer, the slice stops at R and torch refuses the assignment (capacity: conclude()
+    // reports it first).
+    if (written > call.capture_buffer.rows) {
+      return out.reject([&] {
+        return "RuntimeError: The expanded size of the tensor (" + text(call.capture_buffer.rows) +
+               ") must match the existing size (" + text(written) +
+               ") at non-singleton dimension 0 (state_capturer/base.py, BaseDeviceCache.capture)";
+      });
+    }
     int64_t start = 0, n = slots;
     out.branch = branch_name::local;
     // routed_experts.py, _get_local_slice: with DP attention and any a2a backend but DeepEP the
