@@ -16,10 +16,12 @@ TEST(Fault, NamesFollowTheMutantTableAndRoundTrip) {
   }
   const std::vector<std::string> want = {"replay-per-rank", "replay-dp-under-ep", "tp-major-order", "unpadded-offset",
                                          "no-trim",         "floor-sp",           "skip-tp-gather", "last-shard-pad",
-                                         "layer-unchecked", "narrow-int16",       "off-by-one-copy", "chunk-row0"};
+                                         "layer-unchecked", "narrow-int16",       "off-by-one-copy", "chunk-row0",
+                                         "window-request-bucket", "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0"};
   EXPECT_EQ(names, want);
   EXPECT_EQ(fault_class(Fault::replay_dp_under_ep), "overflow (needs heavy SP padding)");
-  EXPECT_EQ(fault_description(Fault::off_by_one_copy), "every copy of a call moves one row too many");
+  EXPECT_EQ(fault_description(Fault::off_by_one_copy),
+            "every copy of a call moves one row too many (SGLang: every copy the window publishes)");
   EXPECT_EQ(to_string(Fault::none), "none");
 }
 
@@ -27,7 +29,7 @@ TEST(Fault, NoneIsNotATableName) {
   EXPECT_EQ(parse_fault("none").error().message,
             "fault: \"none\" is not one of replay-per-rank, replay-dp-under-ep, tp-major-order, unpadded-offset, "
             "no-trim, floor-sp, skip-tp-gather, last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, "
-            "chunk-row0");
+            "chunk-row0, window-request-bucket, no-attn-tp-gather, no-attn-tp-align, tbo-row0");
   EXPECT_FALSE(parse_fault("").ok());
 }
 
@@ -35,7 +37,8 @@ TEST(Fault, EachFaultLivesInOneLayer) {
   std::vector<std::string> layers;
   for (Fault f : all_faults()) layers.emplace_back(to_string(fault_layer(f)));
   EXPECT_EQ(layers, (std::vector<std::string>{"allocation", "allocation", "gather", "decision", "decision", "gather",
-                                              "gather", "decision", "check", "allocation", "decision", "decision"}));
+                                              "gather", "decision", "check", "allocation", "decision", "decision",
+                                              "decision", "gather", "decision", "decision"}));
 }
 
 TEST(Fault, AllocationFaultsChangeOnlyAMonolithicReplayBuffer) {

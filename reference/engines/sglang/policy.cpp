@@ -15,7 +15,7 @@ namespace branch_name {
 inline constexpr std::string_view local = "window_local";       // [0, len(out_cache_loc))
 inline constexpr std::string_view prefix = "window_prefix";     // sum(global_num_tokens_cpu[:r])
 inline constexpr std::string_view graph = "window_graph";       // r * cuda_graph_batch
-inline constexpr std::string_view segment = "write_at_offset";  // sglang-fixed: each call at its rows' place
+inline constexpr std::string_view segment = kWriteAtOffset;  // sglang-fixed: each call at its rows' place
 }  // namespace branch_name
 
 std::string text(int64_t v) { return std::to_string(v); }

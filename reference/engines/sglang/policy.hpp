@@ -24,6 +24,12 @@ enum class Version {
 
 std::unique_ptr<CapturePolicy> make_policy(Version version);
 
+// sglang-fixed's branch: each call writes its rows at their place in the rank's batch and the
+// window is [0, n_r). Every other SGLang branch writes the whole tensor at row 0 and reads a
+// window of it (the GPU pipeline lays its kernels out by this).
+inline constexpr std::string_view kWriteAtOffset = "write_at_offset";
+inline bool writes_at_offset(const CaptureDecision& d) { return d.branch == kWriteAtOffset; }
+
 // The device buffer's rows. Upstream and miles: max(cps * dp, mrr * dp), mrr * dp with chunking
 // off (routed_experts.py, RoutedExpertsCapturer.__init__; "FIXME: spec decoding's
 // num_verify_tokens is still not accounted for"). Fixed: dp times the largest aligned batch a

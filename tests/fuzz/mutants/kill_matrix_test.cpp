@@ -16,7 +16,7 @@ MutantsOptions small_budget() {
 
 TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {
   const MutantsOptions o = small_budget();
-  for (Fault f : all_faults()) {
+  for (Fault f : faults_for(Engine::vllm)) {
     auto m = make_mutant("r3-fixed", f);
     ASSERT_TRUE(m.ok()) << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
@@ -52,7 +52,7 @@ TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
   MutantsOptions o = small_budget();
   o.seeds = test::budget(2, 1);
   o.equivalence_bounds = test::budget(o.equivalence_bounds, ExhaustBounds{2, 2, 4, 4, 2, 1, 65536});
-  for (Fault f : all_faults()) {
+  for (Fault f : faults_for(Engine::vllm)) {
     auto m = make_mutant("gpu", f);
     if (!m.ok()) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
