@@ -61,6 +61,27 @@ TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
   }
 }
 
+// SGLang's carriers are hunted on SGLang cases (MutantsOptions::sglang_cases) and carry the
+// faults that fit SGLang's capture; exhaust cannot enumerate SGLang cases, so each must be killed.
+TEST(KillMatrix, SglangMutantsAreKilledOnEverySeed) {
+  const MutantsOptions o = small_budget();
+  for (const std::string carrier : {"sglang-fixed", "gpu:sglang-fixed"}) {
+    for (Fault f : faults_for(Engine::sglang)) {
+      auto m = make_mutant(carrier, f);
+      if (!m.ok() && carrier.starts_with("gpu")) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
+      ASSERT_TRUE(m.ok()) << m.error().message;
+      const MutantResult r = measure_mutant(*m, o);
+      SCOPED_TRACE(carrier + "+" + r.fault);
+      EXPECT_EQ(r.status, MutantStatus::killed) << r.note << " " << r.difference;
+      EXPECT_EQ(r.kills(), o.seeds);
+      ASSERT_TRUE(r.detected.has_value());
+      EXPECT_EQ(r.detected->engine, Engine::sglang);
+    }
+  }
+  // A fault of the other engine is no mutant of an SGLang carrier.
+  EXPECT_FALSE(make_mutant("sglang-fixed", Fault::no_trim).ok());
+}
+
 TEST(KillMatrix, SameSeedsSameCasesUntilDetection) {
   auto m = make_mutant("r3-fixed", Fault::skip_tp_gather);
   ASSERT_TRUE(m.ok());
