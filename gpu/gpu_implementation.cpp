@@ -28,6 +28,9 @@ class Gpu final : public GpuImplementation {
 
   Allocation allocate(const Case& c) const override { return detail::gpu_allocation(c, *policy_, options_.fault); }
 
+  // The engine of the policy it follows: plain gpu (vllm-50874) runs vLLM's steps, gpu:sglang SGLang's.
+  bool serves(Engine engine) const override { return policy_->engine() == engine; }
+
   Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override {
     const CaseAndStep one{&c, &step};
     return std::move(run_batch({&one, 1}).front());

@@ -46,6 +46,7 @@ struct CaptureCall {
 struct Window {
   int64_t start = 0;
   int64_t rows = 0;
+  bool per_call = false;  // this call's own window (tbo-offsets), read right after it
   bool operator==(const Window&) const = default;
 };
 

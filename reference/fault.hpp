@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "reference/case.hpp"
 #include "reference/error.hpp"
@@ -28,6 +29,11 @@ enum class Fault {
   narrow_int16,        // expert ids stored in int16 with E > 32767
   off_by_one_copy,     // every copy of a call moves one row too many
   chunk_row0,          // every DP chunk written at row 0
+  // SGLang's (docs/MUTANTS.md, "SGLang faults"):
+  window_request_bucket,  // graph window at r * bs (requests) instead of r * bs * w (tokens)
+  no_attn_tp_gather,      // capture writes the attn-TP slice, not its attn-TP all-gather
+  no_attn_tp_align,       // a rank's rows looked up at offsets of the unaligned counts n, not a
+  tbo_row0,               // every TBO child written at row 0
 };
 
 // Where in an engine the bug sits. A carrier injects a fault in that layer when it has one:
@@ -40,8 +46,10 @@ enum class FaultLayer {
   gather,      // how the all-gathers lay out the ranks' rows
 };
 
-// Every fault but none, in the table's order (docs/MUTANTS.md's).
+// Every fault but none, in the table's order (docs/MUTANTS.md's): vLLM's, then SGLang's.
 std::span<const Fault> all_faults();
+// Those that apply to the engine (fault_applies), in the same order.
+std::vector<Fault> faults_for(Engine engine);
 
 // "replay-per-rank", ... (the mutant table's names; "none" for Fault::none).
 std::string_view to_string(Fault f);
@@ -54,6 +62,12 @@ std::string_view fault_class(Fault f);
 std::string_view fault_description(Fault f);
 
 FaultLayer fault_layer(Fault f);
+
+// Whether the fault is a bug an engine's capture can have: the vLLM faults live in vLLM's
+// paths (SP shards, DP chunks, the monolithic replay buffer), SGLang's in its DP gather, its
+// window and TBO; off-by-one-copy and tp-major-order fit both. A carrier carries only the
+// faults of the engine it serves.
+bool fault_applies(Fault f, Engine engine);
 
 // Parses a table name ("none" is not one); the error lists every valid name.
 Result<Fault> parse_fault(std::string_view name);
@@ -70,7 +84,23 @@ bool sp_sharded_call(const CaptureCall& call);
 bool is_sp_branch(const CaptureDecision& decision);
 
 // The capture decision as a faulty engine takes it, from the correct `decision` for `call`.
-// No change for a fault of another layer, or for a rejected call.
+// No change for a fault of another layer or another engine, or for a rejected call.
 void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& decision);
+
+// What capture is handed under the fault, before it decides: no-attn-tp-gather hands an SGLang
+// capture the attn-TP slice it holds instead of the capturer's attn-TP all-gather, so the rows
+// it writes are the slice's. No change for any other fault.
+CaptureCall call_under_fault(Fault f, CaptureCall call);
+
+// SGLang's DP gather under tp-major-order (layers/dp_attention.py, _dp_gather_via_all_gather:
+// with attn_tp > 1 each attn-TP rank all-gathers its 1/attn_tp slice of the rank's padded
+// batch over the whole TP group, so group rank d * T + t holds slice t of rank d): the
+// gathered slices in t * D + d order. Whether the fault reorders this call's gather (MAX_LEN
+// or decode-graph segments of equal size m, divisible by T > 1), and the slice size m / T.
+struct SglangGatherSlices {
+  bool reordered = false;
+  int64_t slice = 0;
+};
+SglangGatherSlices sglang_tp_major_slices(Fault f, const CaptureCall& call);
 
 }  // namespace r3

@@ -14,6 +14,7 @@
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/mutants/carrier.hpp"
 #include "fuzz/mutants/report.hpp"
+#include "reference/profile.hpp"
 
 namespace r3 {
 namespace {
@@ -46,14 +47,24 @@ Result<int> mutants_command(MutantsFlags f) {
   f.options.shrink = !f.no_shrink;
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
   // A carrier that is no implementation would measure nothing and report a perfect kill rate.
+  // Each carrier's engine decides which faults it carries.
+  std::vector<Engine> engines;
   for (const std::string& carrier : f.carriers) {
-    if (auto made = make_implementation(carrier, {}); !made.ok()) return as_flag_error(made.error(), "--carrier");
+    auto made = make_implementation(carrier, {});
+    if (!made.ok()) return as_flag_error(made.error(), "--carrier");
+    const bool sglang = (*made)->serves(Engine::sglang) && !(*made)->serves(Engine::vllm);
+    engines.push_back(sglang ? Engine::sglang : Engine::vllm);
   }
   std::vector<MutantResult> rows;
-  for (const std::string& carrier : f.carriers) {
+  for (size_t i = 0; i < f.carriers.size(); ++i) {
+    const std::string& carrier = f.carriers[i];
+    // A carrier whose engine lies outside --profile has no case to be hunted on.
+    if (!covers(f.options.profile, engines[i])) continue;
     for (Fault fault : faults) {
       // The historical carrier is one fault only; asking it for others is not an error.
       if (carrier == "vllm-pre-50874" && fault != Fault::replay_per_rank) continue;
+      // A carrier carries the faults of its engine's capture (reference/fault.hpp).
+      if (!fault_applies(fault, engines[i])) continue;
       auto mutant = make_mutant(carrier, fault);
       rows.push_back(mutant.ok() ? measure_mutant(*mutant, f.options)
                                  : unavailable_mutant(carrier, fault, mutant.error().message));
@@ -89,7 +100,8 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
       ->capture_default_str()
       ->transform(signed_in(1));
   cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
-                                             "vllm-pre-50874 (historical replay-per-rank), gpu)");
+                                             "vllm-pre-50874 (historical replay-per-rank), gpu, "
+                                             "sglang-fixed, gpu:sglang-fixed)");
   add_fault_option(*cmd, f->faults, "the ones to measure, repeatable (default: every fault of the table)");
   add_profile_option(*cmd, f->options.profile,
                      "the steps mutants are hunted, shrunk and searched in (default any: the faults are "

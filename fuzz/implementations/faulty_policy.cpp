@@ -22,7 +22,10 @@ class FaultyPolicy final : public CapturePolicy {
     return a;
   }
 
+  Engine engine() const override { return base_->engine(); }
+
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    if (call.sglang) return decide_sglang(call, out);
     if (fault_ == Fault::layer_unchecked && call.layer >= call.capture_buffer.layers) {
       CaptureCall unchecked = call;
       unchecked.capture_buffer.layers = call.layer + 1;
@@ -42,6 +45,38 @@ class FaultyPolicy final : public CapturePolicy {
   }
 
  private:
+  void decide_sglang(const CaptureCall& call, CaptureDecision& out) const {
+    base_->decide(call_under_fault(fault_, call), out);
+    if (out.rejected) return;
+    if (const SglangGatherSlices g = sglang_tp_major_slices(fault_, call); g.reordered) {
+      return sglang_tp_major_order(call, g.slice, out);
+    }
+    apply_decision_fault(fault_, call, out);
+  }
+
+  // SGLang's MAX_LEN DP gather with the TP group ordered t*D + d: slice t of DP rank d lands at
+  // (t*D + d) * s instead of (d*T + t) * s. A copy reads the faulty tensor; as a read of the
+  // correct one, each of its rows p (in block b = p / s, b = t*D + d) comes from (d*T + t) * s + p % s.
+  static void sglang_tp_major_order(const CaptureCall& call, int64_t s, CaptureDecision& out) {
+    const int D = call.dp_size, T = call.tp_size;
+    std::vector<Copy> reads;
+    for (const Copy& copy : out.copies) {
+      if (copy.from_tp_gather) {
+        reads.push_back(copy);
+        continue;
+      }
+      for (int64_t p = copy.src_row; p < copy.src_row + copy.rows;) {
+        const int64_t block = p / s, end = std::min(copy.src_row + copy.rows, (block + 1) * s);
+        const int64_t t = block / D, d = block % D;
+        // Rows past the D*T blocks lie outside the tensor either way: read them where they are.
+        const int64_t from = block < int64_t{D} * T ? (d * T + t) * s + p % s : p;
+        reads.push_back({copy.dst_row + (p - copy.src_row), from, end - p, false});
+        p = end;
+      }
+    }
+    out.copies = std::move(reads);
+  }
+
   // The whole-batch SP copy of the gathered tensor, located with TP-major group ranks: shard t
   // of rank d sits after every shard of TP ranks < t and the shards (d' < d, t).
   static void tp_major_order(const CaptureCall& call, CaptureDecision& out) {

@@ -17,6 +17,19 @@ namespace {
 
 using Made = Result<std::unique_ptr<Implementation>>;
 
+// A fault is a bug of one engine's capture, or of both (reference/fault.hpp): a carrier of the
+// other engine would carry it as a no-op, and a mutant that cannot differ measures nothing.
+Status fault_fits(Fault fault, const CapturePolicy& policy, std::string_view impl) {
+  if (fault == Fault::none || fault_applies(fault, policy.engine())) return ok_status();
+  return Error{"--fault: " + std::string(to_string(fault)) + " is not a fault of " +
+               std::string(to_string(policy.engine())) + "'s capture, which " + std::string(impl) +
+               " follows; faults that fit it: " + [&] {
+                 std::string names;
+                 for (Fault f : faults_for(policy.engine())) names += (names.empty() ? "" : ", ") + std::string(to_string(f));
+                 return names;
+               }()};
+}
+
 // A policy model has no backend and no device selection; a fault makes it "<name>+<fault>".
 auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
   return [make_policy](std::string_view, Fault fault, const ImplementationOptions& o) -> Made {
@@ -24,6 +37,7 @@ auto policy_entry(std::unique_ptr<CapturePolicy> (*make_policy)()) {
     const std::string name(policy->name());
     if (!o.backend.empty()) return Error{"--backend: " + name + " is a policy model and has no backend"};
     if (!o.selection.empty()) return Error{"--selection: " + name + " is a policy model and has no device selection"};
+    R3_TRY_STATUS(fault_fits(fault, *policy, name));
     if (fault != Fault::none) policy = make_faulty_policy(std::move(policy), fault);
     return std::unique_ptr<Implementation>(std::make_unique<PolicyImplementation>(std::move(policy)));
   };
@@ -62,6 +76,7 @@ Made make_gpu(std::string_view policy, Fault fault, const ImplementationOptions&
     options.backend = *backend;
   }
   options.fault = fault;
+  if (auto followed = make_policy(options.policy)) R3_TRY_STATUS(fault_fits(fault, *followed, "gpu:" + options.policy));
   R3_TRY(auto impl, gpu::make_gpu_implementation(options));
   return std::unique_ptr<Implementation>(std::move(impl));
 }

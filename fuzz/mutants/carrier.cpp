@@ -21,6 +21,8 @@ Result<Mutant> make_mutant(std::string_view carrier, Fault fault) {
   return m;
 }
 
-std::vector<std::string> default_carriers() { return {"r3-fixed", "vllm-pre-50874", "gpu"}; }
+std::vector<std::string> default_carriers() {
+  return {"r3-fixed", "vllm-pre-50874", "gpu", "sglang-fixed", "gpu:sglang-fixed"};
+}
 
 }  // namespace r3

@@ -30,8 +30,9 @@ Result<Mutant> make_mutant(std::string_view carrier, Fault fault);
 // Faults that show only in values (judged concretely even on policy carriers).
 bool is_value_fault(Fault f);
 
-// Carriers `r3fuzz mutants` measures by default: r3-fixed (every fault), gpu (every fault it
-// supports, when registered) and the historical vllm-pre-50874 (replay-per-rank only).
+// Carriers `r3fuzz mutants` measures by default: r3-fixed (every vLLM fault), gpu (every vLLM
+// fault, when registered), the historical vllm-pre-50874 (replay-per-rank only), and SGLang's
+// sglang-fixed and gpu:sglang-fixed (every fault that fits SGLang: reference/fault.hpp).
 std::vector<std::string> default_carriers();
 
 }  // namespace r3

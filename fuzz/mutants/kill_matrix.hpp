@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "fuzz/exhaust/bounds.hpp"
 #include "fuzz/mutants/carrier.hpp"
+#include "fuzz/mutants/sglang_cases.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {
@@ -28,6 +30,10 @@ struct MutantsOptions {
   // hunted over the whole case space (profile any); --profile narrows the hunt, the shrinking
   // and the equivalence search to one engine's steps (a fault it cannot reach is equivalent).
   Profile profile = Profile::any;
+  // Where a carrier that serves only SGLang draws its cases: case `index` of `seed`, valid and
+  // inside the profile. The stopgap drawer until fuzz/generate draws SGLang cases; then point
+  // this at the generator (generate_case(seed, index, {.profile = profile, ...}).c).
+  std::function<Case(uint64_t seed, uint64_t index, Profile profile)> sglang_cases = draw_sglang_case;
 };
 
 struct SeedHunt {

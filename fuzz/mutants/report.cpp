@@ -67,10 +67,10 @@ MutantsSummary summarize(const std::vector<MutantResult>& rows) {
 
 std::string mutants_text(const std::vector<MutantResult>& rows, const MutantsOptions& options) {
   std::string out = "mutants: " + settings(options) + "\n\n";
-  out += pad("fault", 20) + pad("carrier", 16) + pad("status", 12) + pad("kills", 7) + pad("cases med/worst", 18) +
+  out += pad("fault", 23) + pad("carrier", 18) + pad("status", 12) + pad("kills", 7) + pad("cases med/worst", 18) +
          pad("time med/worst", 22) + "signature\n";
   for (const MutantResult& r : rows) {
-    out += pad(r.fault, 20) + pad(r.carrier, 16) + pad(std::string(to_string(r.status)), 12) + pad(kills_cell(r), 7) +
+    out += pad(r.fault, 23) + pad(r.carrier, 18) + pad(std::string(to_string(r.status)), 12) + pad(kills_cell(r), 7) +
            pad(cases_cell(r), 18) + pad(seconds_cell(r), 22) + (r.signature.empty() ? "-" : r.signature) + "\n";
   }
   out += "\n";

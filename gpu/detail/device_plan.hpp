@@ -88,6 +88,10 @@ struct CaptureJob {
   int32_t top_k = 1;
   int32_t row_width = 1;  // L * K
   int32_t layer = 0;
+  // The source's row width and first column: 0 and 0 for a [*, K] tensor; L * K and layer * K
+  // when the source is itself a [*, L, K] buffer (SGLang's window reads the device buffer).
+  int32_t src_width = 0;
+  int32_t src_col = 0;
 };
 
 struct DevicePlan {

@@ -99,7 +99,7 @@ struct CaptureRows {
     const int64_t row = at.element / c.top_k;
     const int64_t k = at.element % c.top_k;
     const int64_t src_row = c.src_row + (c.offset_index >= 0 ? offsets[c.offset_index] : 0) + row;
-    const int64_t from = c.src + src_row * c.top_k + k;
+    const int64_t from = c.src + src_row * (c.src_width > 0 ? c.src_width : c.top_k) + c.src_col + k;
     const int32_t value = from >= c.src_lo && from < c.src_hi ? arena[from] : kTensorCanary;
     const int64_t to = c.dst + (c.dst_row + row) * c.row_width + int64_t{c.layer} * c.top_k + k;
     if (to >= c.dst_lo && to < c.dst_hi) arena[to] = value;

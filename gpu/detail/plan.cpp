@@ -9,6 +9,8 @@
 #include <string>
 
 #include "gpu/detail/plan.hpp"
+#include "gpu/detail/plan_sglang.hpp"
+#include "gpu/detail/plan_support.hpp"
 #include "reference/capturer.hpp"
 #include "reference/provenance.hpp"
 
@@ -17,53 +19,6 @@ namespace {
 
 // More than this many int32 values for one case is refused (1 GiB of host memory).
 constexpr double kMaxCaseValues = double(int64_t{1} << 28);
-
-struct TensorRef {
-  int64_t row0 = 0;  // element of row 0
-  int64_t rows = 0;
-  int64_t lo = 0, hi = 0;  // guarded region
-};
-
-BufferJob place(DevicePlan& plan, bool narrow, int64_t rows, int64_t guard, int64_t width, int top_k, Fill fill) {
-  int64_t& arena = narrow ? plan.arena16 : plan.arena32;
-  BufferJob b{arena, rows, guard, width, top_k, fill, fill == Fill::tensor ? kTensorCanary : kCanary};
-  arena += b.elements();
-  (narrow ? plan.buffers16 : plan.buffers32).push_back(b);
-  return b;
-}
-
-TensorRef tensor_ref(const BufferJob& b) { return {b.row0(), b.rows, b.offset, b.offset + b.elements()}; }
-
-TensorRef new_tensor(DevicePlan& plan, int64_t rows, int top_k) {
-  return tensor_ref(place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::tensor));
-}
-
-// A rank's own rows, with the values reference/provenance.hpp gives them.
-TensorRef materialize(DevicePlan& plan, const RowTensor& rows, int top_k) {
-  const TensorRef t = new_tensor(plan, rows.rows(), top_k);
-  int64_t row = 0;
-  for (const RowRun& run : rows.runs()) {
-    plan.materialize.push_back({t.row0 + row * top_k, run.length, run.first, static_cast<int32_t>(run.kind), run.dp,
-                                top_k});
-    row += run.length;
-  }
-  return t;
-}
-
-// All-gatherv of `parts` (group-rank order) into a new tensor; part r lands at offsets[r].
-TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, const std::vector<int64_t>& offsets,
-                      int top_k, std::vector<BufferJob>& checked) {
-  int64_t rows = 0;
-  for (const TensorRef& p : parts) rows += p.rows;
-  const BufferJob out = place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::tensor);
-  checked.push_back(out);
-  GatherOp op;
-  for (size_t r = 0; r < parts.size(); ++r) {
-    op.pieces.push_back({parts[r].row0, out.row0() + offsets[r] * top_k, parts[r].rows * top_k, static_cast<int32_t>(r)});
-  }
-  plan.gathers.push_back(std::move(op));
-  return tensor_ref(out);
-}
 
 // Offsets of each group rank's contribution: EP/DP rank order, or TP-major under the fault.
 std::vector<int64_t> gather_offsets(const std::vector<Segment>& segments, int D, int T, bool tp_major) {
@@ -125,7 +80,9 @@ std::optional<std::pair<std::vector<int64_t>, size_t>> device_offset_source(cons
 
 double planned_values(const Case& c, const Step& step, const Allocation& a) {
   const double ranks = double(step.dp) * step.tp;
-  double values = ranks * double(a.capture_rows + 2 * kMinGuardRows) * c.model.layers * c.model.top_k;
+  // SGLang's steps hold a device buffer and the published image per rank.
+  const double images = step.sglang ? 2.0 : 1.0;
+  double values = images * ranks * double(a.capture_rows + 2 * kMinGuardRows) * c.model.layers * c.model.top_k;
   if (a.replay_rows) values += ranks * double(*a.replay_rows + 2 * kMinGuardRows) * c.model.top_k;
   for (const Call& call : step.calls) {
     double rows = 2.0 * double(call.gathered_rows);
@@ -338,6 +295,10 @@ Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSetting
   R3_CHECK(settings.policy != nullptr, "a policy to decide with");
   PlannedCase out;
   R3_TRY(out.allocation, planned_allocation(c, step, settings));
+  if (step.sglang) {
+    plan_sglang_step(c, step, settings, plan, out);
+    return out;
+  }
   StepPlanner planner(c, step, settings, plan, out);
   for (const Call& call : step.calls) planner.plan_call(call);
   planner.place_buffers();

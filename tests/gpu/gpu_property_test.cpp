@@ -129,7 +129,7 @@ RC_GTEST_PROP(GpuProperty, ImagesEqualTheHostExecutorRunningTheSamePolicy, ()) {
 RC_GTEST_PROP(GpuProperty, DeviceOffsetsAgreeWithHostDecisionUnderEveryFault, ()) {
   const Case c = valid_case();
   const Step step = testing::step_of(c);
-  std::vector<Fault> faults(all_faults().begin(), all_faults().end());
+  std::vector<Fault> faults = faults_for(Engine::vllm);
   faults.push_back(Fault::none);
   const Fault fault = *rc::gen::elementOf(faults);
   const std::string name = *rc::gen::element<std::string>("vllm-50874", "r3-fixed");
@@ -152,7 +152,7 @@ RC_GTEST_PROP(GpuProperty, ABatchEqualsItsCasesRunOneByOne, ()) {
   for (const Case& c : cases) steps.push_back(testing::step_of(c));
   std::vector<CaseAndStep> items;
   for (size_t i = 0; i < cases.size(); ++i) items.push_back({&cases[i], &steps[i]});
-  std::vector<Fault> faults(all_faults().begin(), all_faults().end());
+  std::vector<Fault> faults = faults_for(Engine::vllm);
   faults.push_back(Fault::none);
   const auto impl = testing::gpu(*rc::gen::elementOf(faults));
   const auto batch = impl->run_batch(items);

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "reference/capturer.hpp"
+#include "reference/engines/sglang/policy.hpp"
+#include "reference/layout.hpp"
+
 namespace r3 {
 namespace {
 
@@ -16,10 +20,12 @@ TEST(Fault, NamesFollowTheMutantTableAndRoundTrip) {
   }
   const std::vector<std::string> want = {"replay-per-rank", "replay-dp-under-ep", "tp-major-order", "unpadded-offset",
                                          "no-trim",         "floor-sp",           "skip-tp-gather", "last-shard-pad",
-                                         "layer-unchecked", "narrow-int16",       "off-by-one-copy", "chunk-row0"};
+                                         "layer-unchecked", "narrow-int16",       "off-by-one-copy", "chunk-row0",
+                                         "window-request-bucket", "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0"};
   EXPECT_EQ(names, want);
   EXPECT_EQ(fault_class(Fault::replay_dp_under_ep), "overflow (needs heavy SP padding)");
-  EXPECT_EQ(fault_description(Fault::off_by_one_copy), "every copy of a call moves one row too many");
+  EXPECT_EQ(fault_description(Fault::off_by_one_copy),
+            "every copy of a call moves one row too many (SGLang: every copy the window publishes)");
   EXPECT_EQ(to_string(Fault::none), "none");
 }
 
@@ -27,7 +33,7 @@ TEST(Fault, NoneIsNotATableName) {
   EXPECT_EQ(parse_fault("none").error().message,
             "fault: \"none\" is not one of replay-per-rank, replay-dp-under-ep, tp-major-order, unpadded-offset, "
             "no-trim, floor-sp, skip-tp-gather, last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, "
-            "chunk-row0");
+            "chunk-row0, window-request-bucket, no-attn-tp-gather, no-attn-tp-align, tbo-row0");
   EXPECT_FALSE(parse_fault("").ok());
 }
 
@@ -35,7 +41,8 @@ TEST(Fault, EachFaultLivesInOneLayer) {
   std::vector<std::string> layers;
   for (Fault f : all_faults()) layers.emplace_back(to_string(fault_layer(f)));
   EXPECT_EQ(layers, (std::vector<std::string>{"allocation", "allocation", "gather", "decision", "decision", "gather",
-                                              "gather", "decision", "check", "allocation", "decision", "decision"}));
+                                              "gather", "decision", "check", "allocation", "decision", "decision",
+                                              "decision", "gather", "decision", "decision"}));
 }
 
 TEST(Fault, AllocationFaultsChangeOnlyAMonolithicReplayBuffer) {
@@ -91,6 +98,110 @@ TEST(Fault, DecisionFaultsLeaveRejectedCallsAndOtherLayersAlone) {
   d.reject("no");
   apply_decision_fault(Fault::off_by_one_copy, call, d);
   EXPECT_TRUE(d.copies.empty());
+}
+
+// --- SGLang's faults, on sglang-fixed's decisions (reference/engines/sglang/policy.cpp) ------
+
+Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kind, std::vector<int64_t> counts) {
+  Case c;
+  c.engine = Engine::sglang;
+  c.topology.dp = dp;
+  c.topology.tp = tp;
+  c.model = {2, 1, 64};
+  sglang::Forward f;
+  f.dp_attention = dp > 1;
+  f.a2a = a2a;
+  f.kind = kind;
+  f.chunked_prefill_size = 16;
+  f.max_running_requests = 4;
+  if (kind == sglang::ForwardKind::extend) c.tokens = std::move(counts);
+  else f.requests = std::move(counts);
+  c.sglang = f;
+  return c;
+}
+
+// sglang-fixed's decision for (dp, 0) on every call, with `fault` applied as both carriers apply it.
+std::vector<CaptureDecision> fixed_decisions(const Case& c, int dp, Fault fault) {
+  auto step = derive_step(c);
+  EXPECT_TRUE(step.ok()) << (step.ok() ? "" : step.error().message);
+  const auto policy = sglang::make_policy(sglang::Version::fixed);
+  const BufferShape shape{policy->allocate(c).capture_rows, c.model.layers, c.model.top_k};
+  std::vector<CaptureDecision> out;
+  for (const Call& call : step->calls) {
+    const CaptureCall cc =
+        call_under_fault(fault, capture_call_for(*step, call, call.ranks[static_cast<size_t>(dp * c.topology.tp)], shape));
+    CaptureDecision& d = out.emplace_back();
+    policy->decide(cc, d);
+    apply_decision_fault(fault, cc, d);
+  }
+  return out;
+}
+
+TEST(SglangFault, EachFaultFitsTheEnginesWhoseCaptureCanHaveIt) {
+  std::vector<std::string> sglang;
+  for (Fault f : faults_for(Engine::sglang)) sglang.emplace_back(to_string(f));
+  EXPECT_EQ(sglang, (std::vector<std::string>{"tp-major-order", "off-by-one-copy", "window-request-bucket",
+                                              "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0"}));
+  EXPECT_EQ(faults_for(Engine::vllm).size(), 12u);
+  EXPECT_FALSE(fault_applies(Fault::tbo_row0, Engine::vllm));
+  EXPECT_FALSE(fault_applies(Fault::no_trim, Engine::sglang));
+}
+
+TEST(SglangFault, WindowRequestBucketStartsAtTheRequestBucket) {
+  // Verify [2, 1], w 4, bs 2: dp 1's rows at r * bs * w = 8 of the graph's gather; the fault reads 2.
+  Case c = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::verify, {2, 1});
+  c.sglang->spec_width = 4;
+  c.sglang->cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
+  EXPECT_EQ(fixed_decisions(c, 1, Fault::none).front().copies, (std::vector<Copy>{{0, 8, 4, false}}));
+  EXPECT_EQ(fixed_decisions(c, 1, Fault::window_request_bucket).front().copies, (std::vector<Copy>{{0, 2, 4, false}}));
+  // A plain decode (w 1) counts the same in requests and tokens: no change.
+  c.sglang->kind = sglang::ForwardKind::decode;
+  c.sglang->spec_width = 1;
+  EXPECT_EQ(fixed_decisions(c, 1, Fault::window_request_bucket).front().copies, (std::vector<Copy>{{0, 2, 1, false}}));
+}
+
+TEST(SglangFault, NoAttnTpAlignLooksRowsUpAtRawOffsets) {
+  // Extend [3, 1], attn_tp 2: a = [4, 2], SUM_LEN; dp 1 at 4, at 3 under the fault.
+  const Case sum = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::extend, {3, 1});
+  EXPECT_EQ(fixed_decisions(sum, 1, Fault::none).front().copies, (std::vector<Copy>{{0, 4, 1, false}}));
+  EXPECT_EQ(fixed_decisions(sum, 1, Fault::no_attn_tp_align).front().copies, (std::vector<Copy>{{0, 3, 1, false}}));
+  // Decode [3, 1]: a = [4, 2], MAX_LEN (2 * 6 >= 2 * 4): dp 1 at 1 * 4, at 1 * max(n) = 3 under the fault.
+  const Case max = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::decode, {3, 1});
+  EXPECT_EQ(fixed_decisions(max, 1, Fault::none).front().copies, (std::vector<Copy>{{0, 4, 1, false}}));
+  EXPECT_EQ(fixed_decisions(max, 1, Fault::no_attn_tp_align).front().copies, (std::vector<Copy>{{0, 3, 1, false}}));
+}
+
+TEST(SglangFault, NoAttnTpGatherWritesTheSliceAlone) {
+  // DeepEP, attn_tp 2, extend [3]: the fix reads 3 rows of the attn-TP gather; the fault reads its slice.
+  const Case c = sglang_case(1, 2, sglang::A2a::deepep, sglang::ForwardKind::extend, {3});
+  EXPECT_EQ(fixed_decisions(c, 0, Fault::none).front().copies, (std::vector<Copy>{{0, 0, 3, true}}));
+  EXPECT_EQ(fixed_decisions(c, 0, Fault::no_attn_tp_gather).front().copies, (std::vector<Copy>{{0, 0, 3, false}}));
+}
+
+TEST(SglangFault, TboRow0WritesTheSecondChildAtRowZero) {
+  // TBO, extend [4, 2]: dp 0's children are rows [0, 2) and [2, 4); the fault writes both at 0.
+  Case c = sglang_case(2, 1, sglang::A2a::none, sglang::ForwardKind::extend, {4, 2});
+  c.sglang->tbo = true;
+  const auto fine = fixed_decisions(c, 0, Fault::none), faulty = fixed_decisions(c, 0, Fault::tbo_row0);
+  EXPECT_EQ(fine.back().copies, (std::vector<Copy>{{2, 0, 2, false}}));
+  EXPECT_EQ(faulty.back().copies, (std::vector<Copy>{{0, 0, 2, false}}));
+  EXPECT_EQ(faulty.front().copies, fine.front().copies);
+}
+
+TEST(SglangFault, TpMajorOrderReordersOnlyMaxLenGathersOverAttnTp) {
+  const Case max = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::decode, {2, 1});
+  auto step = derive_step(max);
+  ASSERT_TRUE(step.ok());
+  const CaptureCall cc = capture_call_for(*step, step->calls[0], step->calls[0].ranks[2], {8, 2, 1});
+  EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).reordered, true);
+  EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).slice, 1);
+  EXPECT_FALSE(sglang_tp_major_slices(Fault::none, cc).reordered);
+  const Case sum = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::extend, {3, 1});
+  auto sum_step = derive_step(sum);
+  ASSERT_TRUE(sum_step.ok());
+  EXPECT_FALSE(sglang_tp_major_slices(Fault::tp_major_order,
+                                      capture_call_for(*sum_step, sum_step->calls[0], sum_step->calls[0].ranks[2], {8, 2, 1}))
+                   .reordered);
 }
 
 }  // namespace

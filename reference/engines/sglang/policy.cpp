@@ -128,7 +128,7 @@ class SglangPolicy final : public CapturePolicy {
         const int64_t batch = cuda_graph_batch(bs, f.spec_width, patches_);
         if (batch == -1) {
           if (!last) return;
-          out.window = Window{0, n};
+          out.window = Window{0, n, per_call};
           return out.reject([&] {
             return "TypeError: unsupported operand type(s) for *: 'int' and 'NoneType' (layers/dp_attention.py, "
                    "get_dp_local_slice_cpu: dp_rank * cuda_graph_batch before any decode replay set the runner's bs)";
@@ -141,7 +141,7 @@ class SglangPolicy final : public CapturePolicy {
         out.branch = branch_name::prefix;
       }
     }
-    out.window = Window{start, n};
+    out.window = Window{start, n, per_call};
     const int64_t R = call.capture_buffer.rows;
     // The slice buffer[start : start + n] stops at the buffer's end (torch slicing clamps), then
     // host_cache.buffer[out_cache_loc] = slice (state_capturer/base.py, on_forward_end) needs as

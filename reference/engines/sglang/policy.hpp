@@ -45,6 +45,12 @@ Patches patches_of(Version version);
 
 std::unique_ptr<CapturePolicy> make_policy(Version version);
 
+// True when the decision's call is read through its own window right after it (tbo-offsets on a
+// step of several calls): its copies then land where they are published, at their rows' offset.
+// Otherwise the call writes its whole tensor at row 0 and one window reads the buffer after the
+// last call (the GPU pipeline lays its kernels out by this).
+inline bool writes_at_offset(const CaptureDecision& d) { return d.window && d.window->per_call; }
+
 // The device buffer's rows. Without buffer-rows: max(cps * dp, mrr * dp), mrr * dp with chunking
 // off (routed_experts.py, RoutedExpertsCapturer.__init__; "FIXME: spec decoding's
 // num_verify_tokens is still not accounted for"). With it: dp times the largest aligned batch a

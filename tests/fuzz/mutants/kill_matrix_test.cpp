@@ -16,7 +16,7 @@ MutantsOptions small_budget() {
 
 TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {
   const MutantsOptions o = small_budget();
-  for (Fault f : all_faults()) {
+  for (Fault f : faults_for(Engine::vllm)) {
     auto m = make_mutant("r3-fixed", f);
     ASSERT_TRUE(m.ok()) << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
@@ -52,13 +52,34 @@ TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
   MutantsOptions o = small_budget();
   o.seeds = test::budget(2, 1);
   o.equivalence_bounds = test::budget(o.equivalence_bounds, ExhaustBounds{2, 2, 4, 4, 2, 1, 65536});
-  for (Fault f : all_faults()) {
+  for (Fault f : faults_for(Engine::vllm)) {
     auto m = make_mutant("gpu", f);
     if (!m.ok()) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
     SCOPED_TRACE(r.fault);
     EXPECT_NE(r.status, MutantStatus::survived) << r.note << " " << r.difference;
   }
+}
+
+// SGLang's carriers are hunted on SGLang cases (MutantsOptions::sglang_cases) and carry the
+// faults that fit SGLang's capture; exhaust cannot enumerate SGLang cases, so each must be killed.
+TEST(KillMatrix, SglangMutantsAreKilledOnEverySeed) {
+  const MutantsOptions o = small_budget();
+  for (const std::string carrier : {"sglang-fixed", "gpu:sglang-fixed"}) {
+    for (Fault f : faults_for(Engine::sglang)) {
+      auto m = make_mutant(carrier, f);
+      if (!m.ok() && carrier.starts_with("gpu")) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
+      ASSERT_TRUE(m.ok()) << m.error().message;
+      const MutantResult r = measure_mutant(*m, o);
+      SCOPED_TRACE(carrier + "+" + r.fault);
+      EXPECT_EQ(r.status, MutantStatus::killed) << r.note << " " << r.difference;
+      EXPECT_EQ(r.kills(), o.seeds);
+      ASSERT_TRUE(r.detected.has_value());
+      EXPECT_EQ(r.detected->engine, Engine::sglang);
+    }
+  }
+  // A fault of the other engine is no mutant of an SGLang carrier.
+  EXPECT_FALSE(make_mutant("sglang-fixed", Fault::no_trim).ok());
 }
 
 TEST(KillMatrix, SameSeedsSameCasesUntilDetection) {

@@ -1,0 +1,33 @@
+// The planner's building blocks, shared by the vLLM step planner (plan.cpp) and SGLang's
+// (plan_sglang.cpp): placing guarded buffers in an arena, materialising a rank's rows, and
+// an all-gatherv of contributions into a new tensor.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/detail/device_plan.hpp"
+#include "reference/rows.hpp"
+
+namespace r3::gpu::detail {
+
+struct TensorRef {
+  int64_t row0 = 0;  // element of row 0
+  int64_t rows = 0;
+  int64_t lo = 0, hi = 0;  // guarded region
+};
+
+// A guarded buffer of `rows` rows appended to arena16 (narrow) or arena32.
+BufferJob place(DevicePlan& plan, bool narrow, int64_t rows, int64_t guard, int64_t width, int top_k, Fill fill);
+
+TensorRef tensor_ref(const BufferJob& b);
+
+// A rank's own rows, with the values reference/provenance.hpp gives them.
+TensorRef materialize(DevicePlan& plan, const RowTensor& rows, int top_k);
+
+// All-gatherv of `parts` (group-rank order) into a new tensor; part r lands at offsets[r]. The
+// output joins `checked`, whose guards the pipeline checks itself.
+TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, const std::vector<int64_t>& offsets,
+                      int top_k, std::vector<BufferJob>& checked);
+
+}  // namespace r3::gpu::detail
