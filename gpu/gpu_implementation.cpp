@@ -30,6 +30,8 @@ class Gpu final : public GpuImplementation {
 
   // The engine of the policy it follows: plain gpu (vllm-50874) runs vLLM's steps, gpu:sglang SGLang's.
   bool serves(Engine engine) const override { return policy_->engine() == engine; }
+  // Its kernels carry out the policy's decisions; a fault makes them another engine's.
+  const CapturePolicy* followed_policy() const override { return options_.fault == Fault::none ? policy_.get() : nullptr; }
 
   Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override {
     const CaseAndStep one{&c, &step};

@@ -53,6 +53,9 @@ class Implementation {
   virtual Allocation allocate(const Case& c) const = 0;
   // Non-null when the implementation can be judged symbolically.
   virtual const CapturePolicy* policy() const { return nullptr; }
+  // The policy whose decisions it carries out unchanged (a policy model's own; the GPU pipeline's
+  // without a fault), or null. A finding's root cause is read from its patches (fuzz/oracle/root_cause.hpp).
+  virtual const CapturePolicy* followed_policy() const { return policy(); }
   // Runs the whole step on concrete data. An Error means the implementation itself failed
   // (an adapter crashed or lied), not that it rejected the case.
   virtual Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const = 0;

@@ -61,7 +61,14 @@ Status write_finding(const CampaignOptions& options, const std::vector<Failure>&
   for (size_t i : f.failures) signatures += (signatures.empty() ? "" : ", ") + failures[i].signature.text();
   c.note = "finding " + std::to_string(index + 1) + " of r3fuzz run --seed " + std::to_string(options.seed) +
            " --profile " + std::string(to_string(f.profile)) + ": " + f.detail + " (signatures: " + signatures + ")";
+  const std::string before = f.file;
   R3_TRY(f.file, write_under_out(options, finding_file_name(index + 1, f), c));
+  // A finding whose reproducer changed verdict has a new file name: the old file is this run's
+  // own, and would otherwise stand beside it as a second reproducer of the same finding.
+  if (!before.empty() && before != f.file) {
+    std::error_code ignored;
+    std::filesystem::remove(before, ignored);
+  }
   return ok_status();
 }
 

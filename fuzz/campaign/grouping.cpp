@@ -59,28 +59,24 @@ FindingGrouper::Placement FindingGrouper::place(size_t failure, const Implementa
     }
   }
   std::string cause;
-  if (const CapturePolicy* policy = impl.policy()) {
+  if (const CapturePolicy* policy = impl.followed_policy()) {
     if (Result<Step> step = derive_step(canonical); step.ok()) cause = root_cause(*policy, canonical, *step);
   }
-  std::string key = cause.empty() ? key_of(on_canonical, canonical) : "cause " + cause;
-  // A failure two patches must repair belongs to the finding of either, when one exists: it is
-  // those bugs seen together, not a third.
-  for (size_t plus = cause.find('+'); plus != std::string::npos && !by_key_.count(key); plus = std::string::npos) {
-    for (const std::string part : {cause.substr(0, plus), cause.substr(plus + 1)}) {
-      if (by_key_.count("cause " + part)) {
-        key = "cause " + part;
-        break;
-      }
-    }
-  }
+  // A failure two patches must repair is those bugs seen together: it belongs to the finding of
+  // the first (in the model's patch order), which a failure that patch repairs alone then takes over.
+  const std::string first_patch = cause.substr(0, cause.find('+'));
+  const std::string key = cause.empty() ? key_of(on_canonical, canonical) : "cause " + first_patch;
   if (auto it = by_key_.find(key); it != by_key_.end()) {
     Finding& f = findings_[it->second];
     join(f, failure, impl.name());
-    if (f.severity == Severity::latent && on_canonical.severity == Severity::failure) {
+    const bool shows_it_alone = cause == first_patch && f.cause != first_patch;
+    const bool now_published = f.severity == Severity::latent && on_canonical.severity == Severity::failure;
+    if (shows_it_alone || now_published) {
       f.verdict = on_canonical.verdict;
       f.severity = on_canonical.severity;
       f.reproducer = canonical;
       f.detail = on_canonical.detail;
+      f.cause = cause;
       return {it->second, false, true};
     }
     return {it->second, false};
