@@ -52,9 +52,18 @@ Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const Differenti
     return impls;
   }
   if (config.impls.empty()) {
-    R3_TRY(auto vllm, make_implementation("vllm-50874", {}));
-    impls.push_back(std::move(vllm));
-    if (auto gpu = make_implementation("gpu", options("host", ""))) impls.push_back(std::move(*gpu));
+    // The engine's current model and the GPU pipeline taking its decisions, for each engine the
+    // profile covers.
+    if (covers(config.profile, Engine::vllm)) {
+      R3_TRY(auto vllm, make_implementation("vllm-50874", {}));
+      impls.push_back(std::move(vllm));
+      if (auto gpu = make_implementation("gpu", options("host", ""))) impls.push_back(std::move(*gpu));
+    }
+    if (covers(config.profile, Engine::sglang)) {
+      R3_TRY(auto sglang, make_implementation("sglang", {}));
+      impls.push_back(std::move(sglang));
+      if (auto gpu = make_implementation("gpu:sglang", options("host", ""))) impls.push_back(std::move(*gpu));
+    }
     return impls;
   }
   for (const std::string& name : config.impls) {

@@ -3,14 +3,15 @@
 // report a failing case prints. differential_target.cpp wraps it in LLVMFuzzerTestOneInput.
 //
 //   R3FUZZ_IMPLS   comma-separated implementation names (default: vllm-50874, plus gpu on the
-//                  host backend when the registry has it)
+//                  host backend when the registry has it; sglang and gpu:sglang for SGLang's
+//                  profiles; all four under any)
 //   R3FUZZ_FAULT   a design.md fault name: the implementations become the faulted one alone
 //                  (gpu with the fault, else r3-fixed+FAULT), unless R3FUZZ_IMPLS is also set
 //   R3FUZZ_STRICT  1: latent verdicts abort too (vllm-50874's corner case 2 (docs/layout-contract.md section 8) is latent)
 //   R3FUZZ_KNOWN   a directory of regression cases ("expect" set): failures whose signature one
 //                  of them shows, or that belong to the same finding as one of them (the rule of
 //                  fuzz/campaign/grouping.hpp), are known bugs, printed once and not aborted on
-//   R3FUZZ_PROFILE vllm (default), vllm-legacy or any: inputs outside the profile are not judged,
+//   R3FUZZ_PROFILE vllm (default), vllm-legacy, sglang, sglang-miles or any: inputs outside the profile are not judged,
 //                  and the structure-aware mutator keeps its cases inside it (reference/profile.hpp)
 //   R3FUZZ_METADATA_OVERRIDES  1: also judge inputs whose DP metadata disagrees with their layout
 //                  (needs R3FUZZ_PROFILE=any: no vLLM profile has overrides)

@@ -21,30 +21,30 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-GeneratorOptions generator_options(const Mutant& m, Profile profile) {
-  GeneratorOptions g;
-  g.profile = profile;
-  g.wide_experts = true;  // narrow-int16 needs E > 32767
-  if (m.concrete) g.sizes = {SizeClass::tiny, SizeClass::small};
-  return g;
-}
-
 // A carrier that serves only SGLang (sglang-fixed, gpu:sglang-fixed) is hunted on SGLang cases.
 bool sglang_only(const Mutant& m) { return m.mutant->serves(Engine::sglang) && !m.mutant->serves(Engine::vllm); }
 
 Profile sglang_profile(Profile p) { return covers(p, Engine::sglang) ? p : Profile::sglang; }
+
+// Each carrier is hunted on its own engine's cases: vLLM's draw exactly the cases they drew
+// before SGLang existed, SGLang's the generator's SGLang cases.
+GeneratorOptions generator_options(const Mutant& m, Profile profile) {
+  GeneratorOptions g;
+  g.profile = sglang_only(m) ? sglang_profile(profile) : profile;
+  g.engine = sglang_only(m) ? Engine::sglang : Engine::vllm;
+  g.wide_experts = true;  // narrow-int16 needs E > 32767
+  if (m.concrete) g.sizes = {SizeClass::tiny, SizeClass::small};
+  return g;
+}
 
 SeedHunt hunt(const Mutant& m, const CaseCheck& check, uint64_t seed, const MutantsOptions& options,
               std::optional<Case>& detected, std::string& difference) {
   SeedHunt h{seed, false, 0, 0};
   const int64_t max_cases = options.max_cases;
   const GeneratorOptions g = generator_options(m, options.profile);
-  const bool sglang = sglang_only(m);
   const auto start = Clock::now();
   for (int64_t i = 0; i < max_cases; ++i) {
-    GeneratedCase gc;
-    if (sglang) gc.c = options.sglang_cases(seed, static_cast<uint64_t>(i), sglang_profile(options.profile));
-    else gc = generate_case(seed, static_cast<uint64_t>(i), g);
+    const GeneratedCase gc = generate_case(seed, static_cast<uint64_t>(i), g);
     if (!m.mutant->serves(gc.c.engine)) continue;  // a case of the other engine tells nothing
     if (m.concrete && !fits_concrete(gc.c)) continue;
     auto step = derive_step(gc.c);
@@ -148,15 +148,10 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
       if (auto diff = check(shown, *step)) r.difference = *diff;
     return r;
   }
-  if (sglang_only(m)) {
-    // exhaust enumerates vLLM's case space only (fuzz/exhaust/case_space.hpp): no bounded
-    // search can back an equivalence claim for an SGLang mutant yet, so one not killed survives.
-    r.note = "no seed killed it, and exhaust does not enumerate SGLang cases: no equivalence claim";
-    r.status = MutantStatus::survived;
-    return r;
-  }
-  ExhaustBounds bounds = options.equivalence_bounds;
-  bounds.profile = options.profile;
+  // The equivalence search runs over the carrier's own engine's space (fuzz/exhaust/case_space.hpp).
+  ExhaustBounds bounds = sglang_only(m) ? options.sglang_equivalence_bounds : options.equivalence_bounds;
+  bounds.profile = sglang_only(m) ? sglang_profile(options.profile) : options.profile;
+  bounds.engine = sglang_only(m) ? Engine::sglang : Engine::vllm;
   const ExhaustReport report = exhaust_search(bounds, check, {options.jobs, {}});
   r.note = exhaust_statement(bounds, report);
   r.status = report.counterexample ? MutantStatus::survived : MutantStatus::equivalent;

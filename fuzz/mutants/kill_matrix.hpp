@@ -12,7 +12,6 @@
 
 #include "fuzz/exhaust/bounds.hpp"
 #include "fuzz/mutants/carrier.hpp"
-#include "fuzz/mutants/sglang_cases.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {
@@ -25,15 +24,14 @@ struct MutantsOptions {
   // Bounds of the exhaustive search that decides equivalence for a mutant no seed kills.
   // Wide experts, so that narrow-int16 can show.
   ExhaustBounds equivalence_bounds{3, 3, 5, 5, 2, 1, 65536};
+  // The same for SGLang's carriers (sglang-fixed, gpu:sglang-fixed), within exhaust's SGLang
+  // defaults (fuzz/cli/exhaust_command.cpp).
+  ExhaustBounds sglang_equivalence_bounds{3, 2, 4, 4, 2, 1, 4};
   int jobs = 1;
   // The mutants are hypothetical bugs in r3-fixed and the GPU pipeline, so by default they are
   // hunted over the whole case space (profile any); --profile narrows the hunt, the shrinking
   // and the equivalence search to one engine's steps (a fault it cannot reach is equivalent).
   Profile profile = Profile::any;
-  // Where a carrier that serves only SGLang draws its cases: case `index` of `seed`, valid and
-  // inside the profile. The stopgap drawer until fuzz/generate draws SGLang cases; then point
-  // this at the generator (generate_case(seed, index, {.profile = profile, ...}).c).
-  std::function<Case(uint64_t seed, uint64_t index, Profile profile)> sglang_cases = draw_sglang_case;
 };
 
 struct SeedHunt {

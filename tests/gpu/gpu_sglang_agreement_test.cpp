@@ -1,15 +1,15 @@
 // gpu:POLICY follows an SGLang policy model: on generated SGLang cases the pipeline's outcome
 // has the model's verdict, severity and signature path and branch, judged concretely, so one
 // finding covers both. With a fault, gpu:sglang-fixed+FAULT agrees with sglang-fixed+FAULT on
-// the verdict: both carriers carry the same fault. Cases come from the kill matrix's SGLang
-// drawer (fuzz/mutants/sglang_cases.hpp) until fuzz/generate draws SGLang cases.
+// the verdict: both carriers carry the same fault. Cases come from the case generator's SGLang
+// draws, at concrete sizes.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/implementations/registry.hpp"
-#include "fuzz/mutants/sglang_cases.hpp"
+#include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/judge_case.hpp"
 #include "reference/fault.hpp"
 #include "reference/layout.hpp"
@@ -35,7 +35,11 @@ Tally compare(const std::string& a, const std::string& b, Mode mode_a, Profile p
   const StepJudge ja = judge_implementation(*ia, mode_a), jb = judge_implementation(*ib, Mode::concrete);
   Tally t;
   for (int i = 0; i < count; ++i) {
-    const Case c = draw_sglang_case(7, static_cast<uint64_t>(i), profile);
+    GeneratorOptions options;
+    options.profile = profile;
+    options.engine = Engine::sglang;
+    options.sizes = {SizeClass::tiny, SizeClass::small};
+    const Case c = generate_case(7, static_cast<uint64_t>(i), options).c;
     if (!fits_concrete(c)) continue;
     auto step = derive_step(c);
     if (!step.ok()) {

@@ -3,6 +3,7 @@
 // same rules as every other producer. Sizes stay small so properties explore many layouts.
 #pragma once
 
+#include <optional>
 #include <algorithm>
 #include <string>
 
@@ -26,6 +27,9 @@ struct CaseGenOptions {
   int max_tp = 4;
   int64_t max_rows = 16;      // M at most this
   Profile profile = Profile::any;  // every case lies inside it
+  // Under profile any, the engine of every case (the properties written for vLLM keep vLLM's
+  // cases); nullopt: each case draws its engine.
+  std::optional<Engine> engine = Engine::vllm;
 };
 
 // The domain these options describe.
@@ -44,7 +48,7 @@ inline CaseDomain case_domain_of(const CaseGenOptions& o) {
   b.dp_chunking = o.dp_chunk;
   b.metadata_overrides = o.extras;
   b.require_sp = o.force_sp;
-  return {o.profile, b};
+  return {o.profile, b, o.engine};
 }
 
 inline rc::Gen<Case> gen_valid_case(CaseGenOptions o = {}) {

@@ -61,7 +61,7 @@ TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
   }
 }
 
-// SGLang's carriers are hunted on SGLang cases (MutantsOptions::sglang_cases) and carry the
+// SGLang's carriers are hunted on SGLang cases (the case generator's SGLang draws) and carry the
 // faults that fit SGLang's capture; exhaust cannot enumerate SGLang cases, so each must be killed.
 TEST(KillMatrix, SglangMutantsAreKilledOnEverySeed) {
   const MutantsOptions o = small_budget();
