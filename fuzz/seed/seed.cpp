@@ -160,7 +160,9 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
   R3_TRY(const json doc, parse_json_strictly(text));
   if (!doc.is_object()) return Error{"deployment: not a JSON object"};
   Deployment d;
-  if (const auto engine = doc.find("engine"); engine != doc.end() && *engine == "sglang") {
+  if (const auto engine = doc.find("engine"); engine != doc.end() && *engine != "vllm" && *engine != "sglang") {
+    return Error{"engine: expected \"vllm\" or \"sglang\""};
+  } else if (engine != doc.end() && *engine == "sglang") {
     R3_TRY_STATUS(read_common(doc, d));
     R3_TRY(d.sglang, sglang_deployment_from_json(doc));
     d.sglang->base.note = d.note;
@@ -173,7 +175,7 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
     if (key == "format") {
       if (v != kDeploymentFormat) return Error{"format: expected \"" + std::string(kDeploymentFormat) + "\""};
     } else if (key == "engine") {
-      if (v != "vllm") return Error{"engine: expected \"vllm\" or \"sglang\""};
+      // "vllm": checked above.
     } else if (key == "name" || key == "note") {
       R3_TRY_STATUS(read_label(key, v, d));
     } else if (key == "topology" || key == "model" || key == "max_num_tokens" || key == "path" || key == "monolithic") {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/codec/case_json.hpp"
+#include "reference/engines/sglang/profile.hpp"
 #include "reference/engines/sglang/validate.hpp"
 #include "reference/validate.hpp"
 
@@ -186,6 +187,11 @@ Result<SglangDeployment> sglang_deployment_from_json(const json& doc) {
   as_case["requests"] = std::vector<int64_t>(static_cast<size_t>(dp), 1);
   // The knobs without graphs first: default buckets depend on the alignment they imply.
   R3_TRY(Case base, case_from_json(as_case));
+  // SGLang refuses to start here, so no step of it exists to seed (fit_to_profile would drop TBO).
+  if (base.sglang->tbo && !sglang::tbo_allowed(base)) {
+    return Error{"tbo: two-batch overlap with a2a none needs DP attention; SGLang refuses to start "
+                 "(server_args.py, _check_two_batch_overlap)"};
+  }
   if (has_graphs) {
     if (graphs.default_decode_max_bs) {
       const sglang::Forward& f = *base.sglang;
