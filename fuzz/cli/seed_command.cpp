@@ -1,5 +1,6 @@
 // r3fuzz seed: production seeds and corpus conversion.
 //   r3fuzz seed --deployment D.json [--log STEPS.jsonl] --out DIR   deployment traffic (and log steps) -> cases
+//                                                                   (vLLM or SGLang; logs are vLLM-only)
 //   r3fuzz seed --to-binary --out DIR CASE.json|DIR...              readable cases -> fuzz inputs (.bin)
 //   r3fuzz seed --to-json --out DIR INPUT|DIR...                    fuzz inputs -> readable cases (.json)
 // Cases are validated and deduplicated by their canonical form; a log line that disagrees
@@ -33,7 +34,7 @@ struct SeedArgs {
   bool to_binary = false;
   bool to_json = false;
   std::vector<std::string> inputs;
-  Profile profile = kDefaultProfile;
+  std::optional<Profile> profile;  // absent: the deployment's engine's default (vllm or sglang)
 };
 
 // Files named on the command line, and the files inside named directories (recursively), sorted.
@@ -94,6 +95,13 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   Result<Deployment> read = read_deployment_file(a.deployment);
   if (!read) return Error{"--deployment " + read.error().message};
   const Deployment& d = *read;
+  // Metadata logs are vLLM's DP metadata (num_tokens_across_dp, local_sizes); SGLang has no
+  // such per-step record to replay, so an SGLang deployment seeds from its traffic only.
+  if (!a.log.empty() && d.engine == Engine::sglang) {
+    return Error{"--log: metadata logs are vLLM's (num_tokens_across_dp, local_sizes); an SGLang deployment "
+                 "seeds from its traffic only"};
+  }
+  const Profile profile = a.profile.value_or(default_profile_of(d));
   R3_TRY(std::vector<Case> cases, cases_from_traffic(d));
   if (!a.log.empty()) {
     Result<std::string> log = read_input_file(a.log);
@@ -105,7 +113,7 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   std::set<std::string> seen;
   int written = 0;
   for (Case& found : cases) {
-    Result<Case> fitted = seed_in_profile(std::move(found), a.profile);
+    Result<Case> fitted = seed_in_profile(std::move(found), profile);
     if (!fitted.ok()) {
       errors.push_back(a.deployment + ": a case " + fitted.error().message);
       continue;
@@ -162,7 +170,7 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
   cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
-  add_profile_option(*cmd, args->profile, "default vllm");
+  add_profile_option(*cmd, args->profile, "default: the deployment's engine's, vllm or sglang");
   cmd->callback([args, &outcome] { run(*args, outcome); });
 }
 

@@ -128,23 +128,56 @@ Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
   return c;
 }
 
+Status read_label(const std::string& key, const json& v, Deployment& d) {
+  if (!v.is_string()) return Error{key + ": expected a string"};
+  (key == "name" ? d.name : d.note) = v.get<std::string>();
+  // The name becomes file names under --out: a safe set of characters, never a path.
+  if (key == "name") R3_TRY_STATUS(check_safe_name(d.name, "name"));
+  return ok_status();
+}
+
+// The keys both engines' deployments share: format, engine, name, note.
+Status read_common(const json& doc, Deployment& d) {
+  if (const auto engine = doc.find("engine"); engine != doc.end()) {
+    if (!engine->is_string()) return Error{"engine: expected a string (vllm or sglang)"};
+    R3_TRY(d.engine, parse_engine(engine->get<std::string>()));
+  }
+  if (const auto format = doc.find("format"); format == doc.end()) {
+    return Error{"format: missing (expected \"" + std::string(kDeploymentFormat) + "\")"};
+  } else if (*format != kDeploymentFormat) {
+    return Error{"format: expected \"" + std::string(kDeploymentFormat) + "\""};
+  }
+  for (const std::string key : {"name", "note"}) {
+    if (const auto v = doc.find(key); v != doc.end()) R3_TRY_STATUS(read_label(key, *v, d));
+  }
+  if (d.name.empty()) return Error{"name: missing (it names the seeded files)"};
+  return ok_status();
+}
+
 }  // namespace
 
 Result<Deployment> deployment_from_json_text(std::string_view text) {
   R3_TRY(const json doc, parse_json_strictly(text));
   if (!doc.is_object()) return Error{"deployment: not a JSON object"};
   Deployment d;
+  if (const auto engine = doc.find("engine"); engine != doc.end() && *engine != "vllm" && *engine != "sglang") {
+    return Error{"engine: expected \"vllm\" or \"sglang\""};
+  } else if (engine != doc.end() && *engine == "sglang") {
+    R3_TRY_STATUS(read_common(doc, d));
+    R3_TRY(d.sglang, sglang_deployment_from_json(doc));
+    d.sglang->base.note = d.note;
+    return d;
+  }
   json as_case = {{"format", std::string(kCaseFormat)}, {"padding", "none"}};
   for (const auto& item : doc.items()) {
     const std::string& key = item.key();
     const json& v = item.value();
     if (key == "format") {
       if (v != kDeploymentFormat) return Error{"format: expected \"" + std::string(kDeploymentFormat) + "\""};
+    } else if (key == "engine") {
+      // "vllm": checked above.
     } else if (key == "name" || key == "note") {
-      if (!v.is_string()) return Error{key + ": expected a string"};
-      (key == "name" ? d.name : d.note) = v.get<std::string>();
-      // The name becomes file names under --out: a safe set of characters, never a path.
-      if (key == "name") R3_TRY_STATUS(check_safe_name(d.name, "name"));
+      R3_TRY_STATUS(read_label(key, v, d));
     } else if (key == "topology" || key == "model" || key == "max_num_tokens" || key == "path" || key == "monolithic") {
       as_case[key] = v;
     } else if (key == "cudagraph") {
@@ -158,7 +191,8 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
       R3_TRY_STATUS(read_traffic(v, d));
     } else {
       return Error{"deployment: unknown key \"" + key +
-                   "\" (allowed: format, name, note, topology, model, max_num_tokens, path, monolithic, cudagraph, traffic)"};
+                   "\" (allowed: format, engine, name, note, topology, model, max_num_tokens, path, monolithic, cudagraph, "
+                   "traffic)"};
     }
   }
   if (!doc.contains("format")) return Error{"format: missing (expected \"" + std::string(kDeploymentFormat) + "\")"};
@@ -203,7 +237,10 @@ Result<Deployment> read_deployment_file(const std::string& path) {
   return d;
 }
 
+Profile default_profile_of(const Deployment& d) { return d.engine == Engine::sglang ? Profile::sglang : kDefaultProfile; }
+
 Case deployment_case(const Deployment& d) {
+  if (d.sglang) return d.sglang->base;
   Case c;
   c.topology = d.topology;
   c.model = d.model;
@@ -217,6 +254,11 @@ Case deployment_case(const Deployment& d) {
 }
 
 Result<std::vector<Case>> cases_from_traffic(const Deployment& d) {
+  if (d.sglang) {
+    auto cases = sglang_traffic_cases(*d.sglang);
+    if (!cases) return Error{d.name + ": " + cases.error().message};
+    return cases;
+  }
   std::vector<Case> cases;
   if (d.decode_batches) {
     const auto [lo, hi] = *d.decode_batches;
@@ -277,6 +319,10 @@ std::string seed_file_name(const std::string& name, const Case& c) {
 
 // fit_to_profile gives idle ranks their dummy token and clamps CUDA-graph sizes to M.
 Result<Case> seed_in_profile(Case c, Profile profile) {
+  if (!covers(profile, c.engine)) {
+    return Error{"is an " + std::string(to_string(c.engine)) + " step, and profile " + std::string(to_string(profile)) +
+                 " is " + std::string(to_string(engine_of(profile))) + "'s (use a profile of the deployment's engine, or any)"};
+  }
   if (profile != Profile::any && c.metadata) {
     R3_TRY(Step step, derive_step(c));
     if (step.rejection) {

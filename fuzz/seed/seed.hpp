@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/seed/sglang_deployment.hpp"
 #include "reference/case.hpp"
 #include "reference/profile.hpp"
 #include "reference/error.hpp"
@@ -20,6 +21,10 @@ namespace r3 {
 struct Deployment {
   std::string name;  // file-name stem of the cases it seeds
   std::string note;  // where the deployment comes from; copied into every case
+  Engine engine = Engine::vllm;  // "engine" (absent: vllm)
+  // engine sglang: its knobs and traffic (sglang_deployment.hpp); the vLLM fields below then
+  // keep their defaults.
+  std::optional<SglangDeployment> sglang;
   Topology topology;
   ModelShape model;
   int64_t max_num_tokens = 1;
@@ -32,6 +37,9 @@ struct Deployment {
 
 Result<Deployment> deployment_from_json_text(std::string_view text);
 Result<Deployment> read_deployment_file(const std::string& path);
+
+// The profile a deployment seeds under when --profile is not given: its engine's default.
+Profile default_profile_of(const Deployment& d);
 
 // The base case of a deployment (tokens all zero, last layer).
 Case deployment_case(const Deployment& d);
@@ -47,7 +55,7 @@ std::vector<Case> cases_from_metadata_log(const Deployment& d, std::string_view 
 
 // A seeded case as the profile's engine runs it (fit_to_profile), recording the profile. Logged
 // metadata that agrees with the step is dropped as redundant; metadata that disagrees is a step no
-// vLLM profile can run: an error naming the disagreement.
+// vLLM profile can run: an error naming the disagreement. A profile of the other engine is an error.
 Result<Case> seed_in_profile(Case c, Profile profile);
 
 // The dedup key: the canonical binary encoding without note and expectation.

@@ -104,3 +104,88 @@ TEST(CaseProfile, ReplayAndExplainSayWhyACaseLiesOutsideItsProfile) {
 }
 
 }  // namespace
+
+namespace {
+
+// An SGLang deployment seeds SGLang cases under its engine's default profile (sglang), or under
+// --profile sglang-miles, which drops the prefill graph under DP attention; metadata logs and
+// vLLM profiles are refused with the reason.
+constexpr const char* kSglangDeployment = R"({
+  "format": "r3fuzz-deployment/1",
+  "engine": "sglang",
+  "name": "small-sglang",
+  "note": "a small SGLang DP-attention deployment",
+  "topology": {"dp": 2, "tp": 1, "dp_attention": true, "a2a": "none"},
+  "model": {"layers": 2, "top_k": 2, "experts": 16},
+  "cuda_graph": {"decode": [1, 2, 4], "prefill": [16, 32]},
+  "chunked_prefill_size": 32,
+  "max_running_requests": 4,
+  "traffic": {"decode_requests": [1, 2], "prefill_lengths": [32]}
+})";
+
+class SeedSglang : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(dir_ / "d.json") << kSglangDeployment;
+    std::ofstream(dir_ / "steps.jsonl") << R"({"num_tokens_across_dp": [1, 1]})" "\n";
+  }
+
+  r3::test::BinaryRun seed(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"seed", "--deployment", (dir_ / "d.json").string(), "--out", (dir_ / "out").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return r3::test::run_binary(R3FUZZ_BINARY, args, dir_);
+  }
+
+  std::vector<nlohmann::json> written() {
+    std::vector<nlohmann::json> cases;
+    for (const auto& e : fs::directory_iterator(dir_ / "out")) {
+      cases.push_back(nlohmann::json::parse(r3::test::read_file_bytes(e.path())));
+    }
+    fs::remove_all(dir_ / "out");
+    return cases;
+  }
+
+  const r3::test::ScratchDir scratch_{"r3fuzz-seed-sglang"};
+  const fs::path dir_ = scratch_.path();
+};
+
+TEST_F(SeedSglang, DefaultsToTheSglangProfileAndReplaysClean) {
+  const r3::test::BinaryRun r = seed({});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "r3fuzz seed: wrote 6 case(s) into " + (dir_ / "out").string() + " (0 duplicate(s) skipped)\n");
+  const r3::test::BinaryRun replay =
+      r3::test::run_binary(R3FUZZ_BINARY, {"replay", "--impl", "sglang-fixed", (dir_ / "out").string()}, dir_);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  int prefill_graphs = 0;
+  for (const nlohmann::json& c : written()) {
+    EXPECT_EQ(c["engine"], "sglang");
+    EXPECT_EQ(c["profile"], "sglang");
+    EXPECT_EQ(c["note"], "a small SGLang DP-attention deployment");
+    if (c["cuda_graph"].contains("prefill")) ++prefill_graphs;
+  }
+  EXPECT_EQ(prefill_graphs, 6);  // upstream captures BCG under DP attention (PR #31682)
+}
+
+TEST_F(SeedSglang, MilesProfileDropsThePrefillGraphUnderDpAttention) {
+  const r3::test::BinaryRun r = seed({"--profile", "sglang-miles"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The extend cases after a decode replay now differ only in last_decode_bucket: still distinct.
+  for (const nlohmann::json& c : written()) {
+    EXPECT_EQ(c["profile"], "sglang-miles");
+    EXPECT_FALSE(c["cuda_graph"].contains("prefill")) << c.dump();
+  }
+}
+
+TEST_F(SeedSglang, RefusesMetadataLogsAndVllmProfiles) {
+  const r3::test::BinaryRun log = seed({"--log", (dir_ / "steps.jsonl").string()});
+  EXPECT_NE(log.exit_code, 0);
+  EXPECT_NE(log.err.find("--log: metadata logs are vLLM's (num_tokens_across_dp, local_sizes); an SGLang deployment "
+                         "seeds from its traffic only"),
+            std::string::npos)
+      << log.err;
+  const r3::test::BinaryRun vllm = seed({"--profile", "vllm"});
+  EXPECT_NE(vllm.exit_code, 0);
+  EXPECT_NE(vllm.err.find("is an sglang step, and profile vllm is vllm's"), std::string::npos) << vllm.err;
+}
+
+}  // namespace

@@ -42,8 +42,8 @@ TEST(Deployment, ReadsEveryField) {
 
 TEST(Deployment, NamesWhatIsWrong) {
   EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "speed": 1})").error().message,
-            "deployment: unknown key \"speed\" (allowed: format, name, note, topology, model, max_num_tokens, path, "
-            "monolithic, cudagraph, traffic)");
+            "deployment: unknown key \"speed\" (allowed: format, engine, name, note, topology, model, max_num_tokens, "
+            "path, monolithic, cudagraph, traffic)");
   EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "traffic": {"decode_batches": [5, 2]}})").error().message,
             "traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi");
   auto bad_sp = deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "x",
