@@ -8,6 +8,7 @@
 #include "fuzz/implementations/registry.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/case_fixtures.hpp"
+#include "tests/support/sglang_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -107,6 +108,104 @@ TEST_F(Grouping, TheCanonicalHookDecidesWhichFailuresShareACase) {
   EXPECT_TRUE(a.created);
   EXPECT_EQ(b.finding, a.finding);
   EXPECT_EQ(grouper.findings()[0].reproducer, canonical);
+}
+
+// --- SGLang: the model names the patch that repairs each failure (fuzz/oracle/root_cause.hpp) --
+
+class SglangGrouping : public ::testing::Test {
+ protected:
+  FindingGrouper::Placement place(const Case& c) {
+    const Judgement j = judged(*sglang_, c);
+    EXPECT_TRUE(j.failed());
+    return grouper_.place(next_++, *sglang_, j, c);
+  }
+
+  static Case tbo_case() {
+    Case c = test::sglang_extend(2, 1, {4, 2});
+    c.sglang->tbo = true;
+    return c;
+  }
+  // Upstream both overflows here and, with the buffer sized, reads dp 1 at r * bs: two patches repair it.
+  static Case verify_capacity_case() {
+    Case c = test::sglang_verify(2, 1, {4, 4}, 2);
+    c.sglang->chunked_prefill_size = 4;
+    c.sglang->cuda_graph = sglang::CudaGraphs{{4}, {}};
+    return c;
+  }
+
+  FindingGrouper grouper_{Mode::mixed, Profile::sglang, nullptr};
+  size_t next_ = 0;
+  const std::unique_ptr<Implementation> sglang_ = impl("sglang");
+};
+
+TEST_F(SglangGrouping, ATboFailureIsTheTboOffsetsFinding) {
+  EXPECT_TRUE(place(tbo_case()).created);
+  ASSERT_EQ(grouper_.findings().size(), 1u);
+  const Finding& f = grouper_.findings()[0];
+  EXPECT_EQ(f.cause, "tbo-offsets");
+  EXPECT_EQ(f.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(f.severity, Severity::failure);
+  EXPECT_EQ(f.profile, Profile::sglang);
+  EXPECT_EQ(f.implementations, (std::vector<std::string>{"sglang"}));
+  // Another TBO layout, another verdict or not, is the same bug.
+  Case other = tbo_case();
+  other.tokens = {4, 4};
+  const auto again = place(other);
+  EXPECT_FALSE(again.created);
+  EXPECT_EQ(again.finding, 0u);
+  EXPECT_EQ(grouper_.findings()[0].failures, (std::vector<size_t>{0, 1}));
+}
+
+TEST_F(SglangGrouping, ACombinedCauseJoinsTheFirstPatchsFindingWhichItsOwnFailureTakesOver) {
+  const auto combined = place(verify_capacity_case());
+  EXPECT_TRUE(combined.created);
+  EXPECT_EQ(grouper_.findings()[0].cause, "window-token-bucket+buffer-rows");
+  EXPECT_EQ(grouper_.findings()[0].verdict, Verdict::capacity);
+  // The token-bucket window alone takes the finding over: its reproducer shows that bug by itself.
+  const auto alone = place(test::sglang_issue_example());
+  EXPECT_FALSE(alone.created);
+  EXPECT_TRUE(alone.reproducer_changed);
+  EXPECT_EQ(alone.finding, combined.finding);
+  ASSERT_EQ(grouper_.findings().size(), 1u);
+  const Finding& f = grouper_.findings()[0];
+  EXPECT_EQ(f.cause, "window-token-bucket");
+  EXPECT_EQ(f.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(f.reproducer, test::sglang_issue_example());
+  EXPECT_EQ(f.failures, (std::vector<size_t>{0, 1}));
+  // A later combined failure joins without taking it back.
+  const auto later = place(verify_capacity_case());
+  EXPECT_FALSE(later.reproducer_changed);
+  EXPECT_EQ(grouper_.findings()[0].cause, "window-token-bucket");
+}
+
+TEST_F(SglangGrouping, ALatentFindingIsTakenOverByAFailureOfTheSameCause) {
+  // nixl without DP attention: only TP ranks > 0 publish padding rows (latent).
+  const Case latent = test::sglang_extend(1, 4, {1}, sglang::A2a::nixl);
+  EXPECT_TRUE(place(latent).created);
+  EXPECT_EQ(grouper_.findings()[0].severity, Severity::latent);
+  EXPECT_EQ(grouper_.findings()[0].cause, "gather-scattered");
+  // mooncake under DP attention: TP rank 0's window misses the slices too, a failure.
+  const Case failure = test::sglang_extend(2, 2, {3, 1}, sglang::A2a::mooncake);
+  const auto taken = place(failure);
+  EXPECT_FALSE(taken.created);
+  EXPECT_TRUE(taken.reproducer_changed);
+  ASSERT_EQ(grouper_.findings().size(), 1u);
+  const Finding& f = grouper_.findings()[0];
+  EXPECT_EQ(f.severity, Severity::failure);
+  EXPECT_EQ(f.reproducer, failure);
+  EXPECT_EQ(f.cause, "gather-scattered");
+  // A latent one afterwards does not demote it.
+  EXPECT_FALSE(place(latent).reproducer_changed);
+  EXPECT_EQ(grouper_.findings()[0].severity, Severity::failure);
+}
+
+TEST_F(SglangGrouping, DifferentCausesAreDifferentFindings) {
+  place(tbo_case());
+  place(test::sglang_issue_example());
+  place(test::sglang_extend(1, 4, {1}, sglang::A2a::nixl));
+  ASSERT_EQ(grouper_.findings().size(), 3u);
+  EXPECT_EQ(grouper_.findings()[1].cause, "window-token-bucket");
+  EXPECT_EQ(grouper_.findings()[2].cause, "gather-scattered");
 }
 
 }  // namespace

@@ -59,6 +59,42 @@ RC_GTEST_PROP(MutateProperty, EveryMutationAndCrossOverIsAFuzzableCaseInsideTheP
   expect_fuzzable(*decoded, p);
 }
 
+// The same under each SGLang profile: every mutation, crossover and byte-level mutation of SGLang
+// cases is an SGLang case the profile's version runs, within the fuzz limits.
+RC_GTEST_PROP(MutateProperty, SglangMutationsStayInsideEachSglangProfile, (uint64_t seed)) {
+  const Profile p = *rc::gen::element(Profile::sglang, Profile::sglang_miles);
+  const Case a = *test::gen_valid_case({.profile = p});
+  const Case b = *test::gen_valid_case({.profile = p});
+  RC_ASSERT(a.engine == Engine::sglang);
+  const CaseDomain domain = fuzz_domain(kLimits, p);
+  Rng rng(seed);
+  for (int part = 0; part < kCasePartCount; ++part) {
+    const Case out = mutate(a, static_cast<CasePart>(part), rng, domain);
+    RC_ASSERT(out.engine == Engine::sglang);
+    expect_fuzzable(out, p);
+  }
+  const Case any_part = mutate(a, rng, domain);
+  RC_ASSERT(any_part.engine == Engine::sglang);
+  expect_fuzzable(any_part, p);
+  const Case crossed = cross_over(a, b, rng, domain);
+  RC_ASSERT(crossed.engine == Engine::sglang);
+  expect_fuzzable(crossed, p);
+  std::vector<uint8_t> bytes = case_to_binary(a);
+  const size_t size = bytes.size();
+  bytes.resize(size + 512);
+  const size_t n = mutate_bytes(bytes.data(), size, bytes.size(), static_cast<unsigned>(seed), kLimits, p);
+  auto decoded = case_from_binary(std::span<const uint8_t>(bytes.data(), n), kLimits);
+  RC_ASSERT(decoded.ok());
+  RC_ASSERT(decoded->engine == Engine::sglang);
+  expect_fuzzable(*decoded, p);
+  const std::vector<uint8_t> ea = case_to_binary(a), eb = case_to_binary(b);
+  std::vector<uint8_t> child(ea.size() + eb.size() + 512);
+  const size_t m = cross_over_bytes(ea, eb, child.data(), child.size(), static_cast<unsigned>(seed), kLimits, p);
+  auto crossed_bytes = case_from_binary(std::span<const uint8_t>(child.data(), m), kLimits);
+  RC_ASSERT(crossed_bytes.ok());
+  expect_fuzzable(*crossed_bytes, p);
+}
+
 // Nothing to repair: replaying a case of the domain gives it back, so a mutation changes only
 // the part it redraws (and what the domain derives from it).
 RC_GTEST_PROP(MutateProperty, AMutationKeepsEveryPartItDoesNotRedraw, (uint64_t seed)) {

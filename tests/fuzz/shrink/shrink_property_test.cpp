@@ -8,7 +8,10 @@
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
+#include "fuzz/generate/generator.hpp"
+#include "reference/engines/sglang/policy.hpp"
 #include "reference/layout.hpp"
+#include "tests/support/budget.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/case_gen.hpp"
@@ -53,6 +56,40 @@ RC_GTEST_PROP(Shrinker, EveryStepKeepsTheProfile, ()) {
   RC_ASSERT(!left_profile);
   RC_ASSERT(in_profile(r.minimal, p));
   RC_ASSERT(r.judgement.failed());
+}
+
+// Under each SGLang profile, every candidate the shrinker judges for sglang or sglang-miles lies
+// inside the profile, and so does the case it ends with. 40 failing cases of the generator
+// (20 under the sanitizers, which drive the same passes) cover every SGLang pass.
+TEST(Shrinker, EverySglangStepKeepsTheProfile) {
+  for (Profile p : {Profile::sglang, Profile::sglang_miles}) {
+    PolicyImplementation impl(sglang::make_policy(p == Profile::sglang ? sglang::Version::upstream
+                                                                       : sglang::Version::miles));
+    const CaseJudge policy_judge = judge_with(impl, JudgeMode::symbolic);
+    int judged_outside = 0, shrunk = 0;
+    const CaseJudge judge = [&](const Case& candidate) -> Result<Judgement> {
+      judged_outside += !in_profile(candidate, p) || candidate.engine != Engine::sglang;
+      return policy_judge(candidate);
+    };
+    GeneratorOptions generator;
+    generator.profile = p;
+    generator.sizes = {SizeClass::tiny, SizeClass::small};
+    for (uint64_t i = 0; shrunk < test::budget(40, 20) && i < 20000; ++i) {
+      const Case c = generate_case(3, i, generator).c;
+      if (!policy_judge(c).value().failed()) continue;
+      ++shrunk;
+      ShrinkOptions options;
+      options.profile = p;
+      options.allow_path_change = true;
+      options.max_judgements = 2000;
+      const ShrinkResult r = shrink_case(c, judge, options).value();
+      EXPECT_TRUE(in_profile(r.minimal, p)) << to_string(p);
+      EXPECT_TRUE(r.judgement.failed());
+      EXPECT_GT(r.stats.judged, 0);
+    }
+    EXPECT_EQ(shrunk, test::budget(40, 20)) << to_string(p);
+    EXPECT_EQ(judged_outside, 0) << to_string(p);
+  }
 }
 
 // RapidCheck's own search for a local minimum over the domain shrinks: the vllm-pre-50874

@@ -1,0 +1,76 @@
+// explain --json of an SGLang case (fuzz/cli/explain_sglang.cpp): each rank's tensor at every
+// capture call, the rows written, each model's window and published rows, and the verdicts.
+#include "fuzz/cli/explain_sglang.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fuzz/cli/explain.hpp"
+#include "tests/support/sglang_fixtures.hpp"
+
+namespace r3 {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson explained(const Case& c) {
+  const Result<Explanation> e = explain_case(c);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  return explanation_json(*e);
+}
+
+TEST(ExplainSglang, JsonHoldsTheForwardTheCallsAndEachModelsWindow) {
+  const ojson j = explained(test::sglang_issue_example());
+  EXPECT_EQ(j["engine"], "sglang");
+  EXPECT_EQ(j["capture_layout"], "dp_graph");
+  EXPECT_EQ(j["dp_padding"], "MAX_LEN");
+  EXPECT_EQ(j["can_run_graph"], true);
+  EXPECT_EQ(j["decode_graph"], true);
+  EXPECT_EQ(j["prefill_graph"], false);
+  EXPECT_EQ(j["spec_width"], 4);
+  EXPECT_EQ(j["capture_rows_needed"], 16);
+  EXPECT_EQ(j["dp_ranks"][1], (ojson{{"dp", 1}, {"tokens", 4}, {"padded", 8}, {"global_num_tokens_cpu", 4},
+                                     {"out_cache_loc", 4}, {"runner_bs", 2}}));
+  ASSERT_EQ(j["calls"].size(), 1u);
+  const ojson& rank = j["calls"][0]["ranks"][2];  // (dp 1, tp 0)
+  EXPECT_EQ(rank["dp"], 1);
+  EXPECT_EQ(rank["tp"], 0);
+  EXPECT_EQ(rank["received_rows"], 16);
+  EXPECT_EQ(rank["rows_written"], 16);
+  EXPECT_EQ(rank["written"], (ojson::array({{{"dp", 0}, {"first", 0}, {"rows", 8}},
+                                            {{"dp", 1}, {"first", 0}, {"rows", 8}}})));
+  ASSERT_EQ(j["policies"].size(), 3u);
+  const ojson& up = j["policies"]["sglang"];
+  EXPECT_EQ(up["verdict"], "wrong_rows");
+  EXPECT_EQ(up["severity"], "failure");
+  EXPECT_EQ(up["buffer_rows"], 32);
+  const ojson& call = up["ranks"][2]["calls"][0];
+  EXPECT_EQ(call["branch"], "window_graph");
+  EXPECT_EQ(call["window"], (ojson{{"start", 2}, {"rows", 4}}));
+  EXPECT_EQ(call["rejected"], false);
+  EXPECT_EQ(call["published"],
+            (ojson::array({{{"src_row", 2}, {"dst_row", 0}, {"rows", 4}, {"gathered", false}}})));
+  EXPECT_EQ(j["policies"]["sglang-miles"]["verdict"], "pass");
+  EXPECT_EQ(j["policies"]["sglang-miles"]["severity"], nullptr);
+  EXPECT_EQ(j["policies"]["sglang-miles"]["ranks"][2]["calls"][0]["window"], (ojson{{"start", 8}, {"rows", 4}}));
+  EXPECT_EQ(j["policies"]["sglang-fixed"]["verdict"], "pass");
+}
+
+TEST(ExplainSglang, TboShowsBothCallsAndARejectionShowsNoWindow) {
+  Case tbo = test::sglang_extend(2, 1, {4, 2});
+  tbo.sglang->tbo = true;
+  const ojson j = explained(tbo);
+  ASSERT_EQ(j["calls"].size(), 2u);
+  EXPECT_EQ(j["calls"][1]["index"], 1);
+  EXPECT_EQ(j["calls"][1]["ranks"][0]["rows_written"], 3);
+  EXPECT_EQ(j["policies"]["sglang"]["ranks"][0]["calls"].size(), 2u);
+  EXPECT_EQ(j["policies"]["sglang-fixed"]["ranks"][1]["calls"][1]["window"], (ojson{{"start", 2}, {"rows", 1}}));
+  // A prefill graph before any decode replay: upstream raises TypeError.
+  Case bcg = test::sglang_extend(2, 2, {3, 1});
+  bcg.sglang->cuda_graph = sglang::CudaGraphs{{}, {8}};
+  const ojson raised = explained(bcg)["policies"]["sglang"]["ranks"][0]["calls"][0];
+  EXPECT_EQ(raised["rejected"], true);
+  EXPECT_EQ(raised["published"], ojson::array());
+}
+
+}  // namespace
+}  // namespace r3
