@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """cmake/folder_cycles.py on two fixture trees: one with a folder cycle (it must fail and name
 the cycle with the include lines behind it), one without (a detail/ folder including its
-parent is no cycle, an include that names no file is ignored)."""
+parent is no cycle, nor an engines/NAME/ folder including its parent; an include that names
+no file is ignored)."""
 import os
 import subprocess
 import sys
