@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "fuzz/campaign/report.hpp"
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
@@ -143,7 +144,11 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
         std::cout << ": FAILS, and the file has no \"expect\"";
       }
       std::cout << "\n";
-      if (j.failed()) std::cout << "  " << j.detail << "\n";
+      if (j.failed()) {
+        std::cout << "  " << j.detail << "\n";
+        std::cout << "  replay: " << terminal_safe(r3::replay_command(file)) << "\n"
+                  << "  export: " << terminal_safe(export_command_text(file)) << "\n";
+      }
     }
   }
   const int code = !bad.empty() || !refused.empty() ? 2 : unexpected ? 1 : 0;
