@@ -38,6 +38,14 @@ vLLM builds that capturer through create() and init_buffer() from a model config
 and only the buffer attribute is set, which is all capture() reads besides the fakes. If the
 engine's capture reads other attributes, set them in make_capturer(). The default engine,
 engine_capture_sample:RoutedExpertsCapturer, stands in for vLLM before PR #50874.
+
+The project's sample engines (sample_engines/, written from docs/layout-contract.md) run the same way:
+
+    --engine sample_engines.vllm_50874:RoutedExpertsCapturer --buffer-attr device_buffer --replay-rows dispatch_group
+    --engine sample_engines.r3_fixed:RoutedExpertsCapturer --buffer-attr device_buffer --replay-rows dispatch_group
+
+The forward context also carries capture_row_offset and capture_chunk_size (the request's call
+row_offset and chunk_size), which vLLM's capture() never reads and a fixed capture needs.
 """
 import argparse
 import importlib
@@ -70,14 +78,17 @@ def torch_tensor_of(values, like):
     return int32_rows(values, like.shape[-1])
 
 
-def make_capturer(engine_class, buffer_attr, buffer):
-    """The engine's capturer for one rank, holding `buffer` as its capture buffer."""
+def make_capturer(engine_class, buffer_attr, buffer, request):
+    """The engine's capturer for one rank, holding `buffer` as its capture buffer. After PR #50874
+    vLLM's capture() also reads self.dp_rank and self.tp_size (set from the parallel config)."""
     rows, layers, top_k = buffer.shape
     try:
         capturer = engine_class(rows, layers, top_k)
     except TypeError:  # built from a config elsewhere (vLLM): capture() needs only the buffer
         capturer = engine_class.__new__(engine_class)
     setattr(capturer, buffer_attr, buffer)
+    capturer.dp_rank = request["rank"]["dp"]
+    capturer.tp_size = request["tp_size"]
     return capturer
 
 
@@ -90,7 +101,7 @@ def handle(module, engine_class, buffer_attr, request):
     module.get_tp_group = lambda: tp_group
     module.tensor_model_parallel_all_gather = lambda tensor, dim=0: tp_group.all_gather(tensor, dim)
     buffer = torch.full((rows, layers, top_k), UNWRITTEN, dtype=torch.int32)
-    capturer = make_capturer(engine_class, buffer_attr, buffer)
+    capturer = make_capturer(engine_class, buffer_attr, buffer, request)
     layer = request["layer"]
     reply = {"id": request["id"]}
     try:
