@@ -1,14 +1,12 @@
 // r3fuzz export CASE.json --pytest [--engine MODULE:CLASS] [--out FILE]: a case as a test an
 // engine team runs on its own code (fuzz/export/).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/campaign/shell_quote.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/export/pytest_writer.hpp"
 
@@ -22,15 +20,6 @@ struct ExportFlags {
   std::string out;
 };
 
-Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return Error{"--out " + path + ": cannot open for writing: " + std::strerror(errno)};
-  file << text;
-  file.close();
-  if (!file) return Error{"--out " + path + ": cannot write"};
-  return ok_status();
-}
-
 Status export_command(const ExportFlags& f) {
   if (!f.pytest) return Error{"choose what to export: --pytest (the only format so far)"};
   R3_TRY(const Case c, read_case_file(f.case_path));
@@ -41,7 +30,7 @@ Status export_command(const ExportFlags& f) {
     std::cout << module;
     return ok_status();
   }
-  R3_TRY_STATUS(write_file(f.out, module));
+  R3_TRY_STATUS(write_flag_file("--out", f.out, module));
   std::cout << "wrote " << f.out << "; run it: pytest " << shell_quote(f.out) << "\n";
   return ok_status();
 }

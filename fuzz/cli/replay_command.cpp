@@ -168,7 +168,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   }
   for (const std::string& r : refused) junit.cases.push_back({"r3fuzz.replay", r, std::nullopt, r, r + "\n"});
   if (!f.junit.empty()) {
-    if (Status s = write_junit_file(f.junit, junit_xml(junit)); !s.ok()) return input_error(s.error().message);
+    if (Status s = write_flag_file("--junit", f.junit, junit_xml(junit)); !s.ok()) return input_error(s.error().message);
   }
   const int code = !bad.empty() || !refused.empty() ? 2 : unexpected ? 1 : 0;
   std::cout << "replay: " << files.size() << " case file" << (files.size() == 1 ? "" : "s") << ", " << checked

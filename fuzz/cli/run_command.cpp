@@ -151,7 +151,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
     std::cout << report_text(*report, f.timing);
   }
   if (!f.junit.empty()) {
-    if (Status s = write_junit_file(f.junit, junit_xml(junit_of_run(*report))); !s.ok()) return usage_error(s.error().message);
+    if (Status s = write_flag_file("--junit", f.junit, junit_xml(junit_of_run(*report))); !s.ok()) return usage_error(s.error().message);
   }
   return report->exit_code();
 }

@@ -77,12 +77,13 @@ CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view
   return cmd.add_option("--junit", file, help(kJunitHelp, use));
 }
 
-Status write_junit_file(const std::string& file, const std::string& xml) {
+Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text) {
+  const std::string where = std::string(flag) + " " + file;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{"--junit " + file + ": cannot open for writing: " + std::strerror(errno)};
-  out << xml;
+  if (!out) return Error{where + ": cannot open for writing: " + std::strerror(errno)};
+  out << text;
   out.close();
-  if (!out) return Error{"--junit " + file + ": cannot write"};
+  if (!out) return Error{where + ": cannot write"};
   return ok_status();
 }
 

@@ -58,8 +58,8 @@ inline constexpr std::string_view kJunitHelp =
     "also write a JUnit XML report to FILE (GitHub Actions, GitLab and Buildkite show it)";
 CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view use);
 
-// Writes `xml` to `file` (the --junit flag's value); the error names the flag and the file.
-Status write_junit_file(const std::string& file, const std::string& xml);
+// Writes `text` to `file`, the value of `flag` (--junit, --out); the error names both.
+Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text);
 
 // --profile vllm|vllm-legacy|any: the engine whose steps the command produces
 // (docs/layout-contract.md section 10). Leaves `profile` as it is when absent.

@@ -4,21 +4,10 @@
 2. it tells an SP shard from a whole batch by the shape of local_sizes (D*T entries: SP), never
    by the row count, so a one-row shard is always all-gathered;
 3. it checks the metadata against itself before slicing, and every write against the buffer."""
-import torch
-
-from sample_engines._engine_names import get_forward_context, get_tp_group  # replaced by the test
+from sample_engines._base import SampleCapturer, cdiv, get_forward_context, get_tp_group  # the last two replaced by the test
 
 
-def cdiv(a, b):
-    return -(-a // b)
-
-
-class RoutedExpertsCapturer:
-    def __init__(self, max_num_batched_tokens, num_layers, num_experts_per_tok, dp_rank=0, tp_size=1):
-        self.device_buffer = torch.zeros((max_num_batched_tokens, num_layers, num_experts_per_tok), dtype=torch.int32)
-        self.dp_rank = dp_rank
-        self.tp_size = tp_size
-
+class RoutedExpertsCapturer(SampleCapturer):
     def capture(self, layer_id, topk_ids):
         layers = self.device_buffer.shape[1]
         if not 0 <= layer_id < layers:

@@ -2,21 +2,10 @@
 the branches in their order, then capture_buffer[0:n_d, layer] = the chosen rows. Its bugs are
 kept on purpose: every call writes from row 0 (section 9: the second micro-batch overwrites the
 first; a DP chunk lands at row 0), and a one-row SP shard takes branch 3 (corner case 2)."""
-import torch
-
-from sample_engines._engine_names import get_forward_context, get_tp_group  # replaced by the test
+from sample_engines._base import SampleCapturer, cdiv, get_forward_context, get_tp_group  # the last two replaced by the test
 
 
-def cdiv(a, b):
-    return -(-a // b)
-
-
-class RoutedExpertsCapturer:
-    def __init__(self, max_num_batched_tokens, num_layers, num_experts_per_tok, dp_rank=0, tp_size=1):
-        self.device_buffer = torch.zeros((max_num_batched_tokens, num_layers, num_experts_per_tok), dtype=torch.int32)
-        self.dp_rank = dp_rank
-        self.tp_size = tp_size
-
+class RoutedExpertsCapturer(SampleCapturer):
     def capture(self, layer_id, topk_ids):
         n_d, rows = self.rows_of_this_rank(topk_ids)
         if layer_id >= self.device_buffer.shape[1]:

@@ -1,17 +1,10 @@
 """vLLM's routed-experts capture() before PR #50874, written from docs/layout-contract.md section 7:
 with DP metadata it asserts the tensor holds sum(num_tokens_across_dp) rows (the naive gathered
 layout) and copies this rank's span. Padded SP shards trip the assertion (docs/FINDINGS.md #2)."""
-import torch
-
-from sample_engines._engine_names import get_forward_context, get_tp_group  # noqa: F401 (replaced by the test)
+from sample_engines._base import SampleCapturer, get_forward_context  # replaced by the test
 
 
-class RoutedExpertsCapturer:
-    def __init__(self, max_num_batched_tokens, num_layers, num_experts_per_tok, dp_rank=0, tp_size=1):
-        self.device_buffer = torch.zeros((max_num_batched_tokens, num_layers, num_experts_per_tok), dtype=torch.int32)
-        self.dp_rank = dp_rank
-        self.tp_size = tp_size
-
+class RoutedExpertsCapturer(SampleCapturer):
     def capture(self, layer_id, topk_ids):
         n = topk_ids.shape[0]
         meta = get_forward_context().dp_metadata
