@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages r3fuzz needs to build and test. Idempotent: does
 # nothing (not even apt-get update) when everything is already installed.
+#   ./setup.sh               what building and running r3fuzz needs (./run.sh)
+#   ./setup.sh --with-torch  that, plus python3-torch and python3-pytest, which the example tests run
+#                            engine capture code with (./test.sh); a large download, kept out of run.sh
 set -euo pipefail
 
 PACKAGES=(
@@ -11,6 +14,13 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   python3 ccache
 )
+TORCH_PACKAGES=(python3-torch python3-pytest)
+
+case "${1:-}" in
+  "") ;;
+  --with-torch) PACKAGES+=("${TORCH_PACKAGES[@]}") ;;
+  *) echo "setup.sh: error: unknown argument '$1' (usage: setup.sh [--with-torch])" >&2; exit 2 ;;
+esac
 
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and tests r3fuzz, running each test once:
 #  - default (g++, Release): the r3fuzz tool, and the tests that need an unsanitised build (the
-#    example adapters in Python drive it through whole campaigns; the C++ plug-in example builds
-#    against the installed package);
+#    example adapters in Python drive it through whole campaigns, the torch ones on real torch;
+#    every corpus/regression entry's exported pytest runs under pytest against the sample engines;
+#    the C++ plug-in example builds against the installed package);
 #  - cuda (nvcc, when it exists): the CUDA targets, built only: without a GPU the tests run on
 #    the host backend, and the CUDA tests skip with a reason;
 #  - fuzz (clang, libFuzzer, ASan + UBSan): every other test, under the sanitizers, with the
@@ -15,7 +16,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 stage() { printf '\n===== test.sh: %s (%s) =====\n' "$*" "$(date -u +%H:%M:%S)"; }
 
 stage "setup"
-./setup.sh
+./setup.sh --with-torch
+# The example tests run engine capture code on real torch and the exported pytests under pytest:
+# here a missing torch is a failure, not a skip (tests/examples/torch_python.hpp).
+export R3FUZZ_REQUIRE_TORCH=1
 # One compiler cache for every build folder: paths below the checkout are hashed relative to
 # the build folder, so folders at the same depth share objects compiled with the same flags.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1

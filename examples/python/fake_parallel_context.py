@@ -15,6 +15,11 @@ class FakeForwardContext:
     def __init__(self, request, tensor_of):
         meta = request["dp_metadata"]
         self.dp_metadata = None if meta is None else FakeDPMetadata(meta, tensor_of)
+        # Not vLLM's: where this call's rows start in the step, and the DP chunk size. vLLM's
+        # capture() never reads them; a fixed capture (sample_engines/r3_fixed.py) needs them.
+        call = request.get("call") or {}
+        self.capture_row_offset = call.get("row_offset", 0)
+        self.capture_chunk_size = call.get("chunk_size")
 
 
 class FakeGroup:

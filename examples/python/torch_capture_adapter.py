@@ -31,13 +31,22 @@ Pointing it at vLLM's capturer (vllm/model_executor/layers/fused_moe/routed_expe
 with vLLM installed in the same Python):
 
     --engine vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer \\
-    --buffer-attr <the attribute capture() writes into> --replay-rows dispatch_group
+    --buffer-attr device_buffer --replay-rows dispatch_group --no-init
 
-vLLM builds that capturer through create() and init_buffer() from a model config, not from
-(M, L, K): when CLASS(M, L, K) raises TypeError the capturer is made without running __init__
-and only the buffer attribute is set, which is all capture() reads besides the fakes. If the
+vLLM builds that capturer from a VllmConfig and a KVCacheConfig, not from (M, L, K): with
+--no-init (or when CLASS(M, L, K) raises TypeError) the capturer is made without running
+__init__, and the buffer attribute, dp_rank and tp_size are set, which is all capture() reads
+besides the fakes (before PR #50874 the buffer was _device_buffer). If the
 engine's capture reads other attributes, set them in make_capturer(). The default engine,
 engine_capture_sample:RoutedExpertsCapturer, stands in for vLLM before PR #50874.
+
+The project's sample engines (sample_engines/, written from docs/layout-contract.md) run the same way:
+
+    --engine sample_engines.vllm_50874:RoutedExpertsCapturer --buffer-attr device_buffer --replay-rows dispatch_group
+    --engine sample_engines.r3_fixed:RoutedExpertsCapturer --buffer-attr device_buffer --replay-rows dispatch_group
+
+The forward context also carries capture_row_offset and capture_chunk_size (the request's call
+row_offset and chunk_size), which vLLM's capture() never reads and a fixed capture needs.
 """
 import argparse
 import importlib
@@ -70,18 +79,25 @@ def torch_tensor_of(values, like):
     return int32_rows(values, like.shape[-1])
 
 
-def make_capturer(engine_class, buffer_attr, buffer):
-    """The engine's capturer for one rank, holding `buffer` as its capture buffer."""
+def make_capturer(engine_class, buffer_attr, buffer, request, run_init=True):
+    """The engine's capturer for one rank, holding `buffer` as its capture buffer. After PR #50874
+    vLLM's capture() also reads self.dp_rank and self.tp_size (set from the parallel config)."""
     rows, layers, top_k = buffer.shape
-    try:
-        capturer = engine_class(rows, layers, top_k)
-    except TypeError:  # built from a config elsewhere (vLLM): capture() needs only the buffer
+    capturer = None
+    if run_init:
+        try:
+            capturer = engine_class(rows, layers, top_k)
+        except TypeError:  # built from a config elsewhere (vLLM): capture() needs only the buffer
+            pass
+    if capturer is None:
         capturer = engine_class.__new__(engine_class)
     setattr(capturer, buffer_attr, buffer)
+    capturer.dp_rank = request["rank"]["dp"]
+    capturer.tp_size = request["tp_size"]
     return capturer
 
 
-def handle(module, engine_class, buffer_attr, request):
+def handle(module, engine_class, buffer_attr, request, run_init=True):
     rows, layers, top_k = request["capture_buffer"]
     context, dp_group, tp_group = fake_context(request, torch_tensor_of)
     # FAKES: the names the engine module looks up at call time, swapped for this request.
@@ -90,7 +106,7 @@ def handle(module, engine_class, buffer_attr, request):
     module.get_tp_group = lambda: tp_group
     module.tensor_model_parallel_all_gather = lambda tensor, dim=0: tp_group.all_gather(tensor, dim)
     buffer = torch.full((rows, layers, top_k), UNWRITTEN, dtype=torch.int32)
-    capturer = make_capturer(engine_class, buffer_attr, buffer)
+    capturer = make_capturer(engine_class, buffer_attr, buffer, request, run_init)
     layer = request["layer"]
     reply = {"id": request["id"]}
     try:
@@ -114,6 +130,8 @@ def main():
     parser.add_argument("--replay-rows", default="max_num_tokens",
                         choices=["max_num_tokens", "dp_group", "dispatch_group"])
     parser.add_argument("--no-batch", action="store_true", help="one request per call per rank, not per case")
+    parser.add_argument("--no-init", action="store_true",
+                        help="make the capturer without running __init__ (vLLM's takes a VllmConfig and a KVCacheConfig)")
     args = parser.parse_args()
     if torch is None:
         print(f"torch_capture_adapter.py: torch is missing ({TORCH_ERROR}); install torch to run engine "
@@ -134,9 +152,10 @@ def main():
             if not args.no_batch:
                 reply["batch"] = True
         elif kind == "batch":
-            reply = {"replies": [handle(module, engine_class, args.buffer_attr, r) for r in unpack(request)]}
+            reply = {"replies": [handle(module, engine_class, args.buffer_attr, r, not args.no_init)
+                                 for r in unpack(request)]}
         else:
-            reply = handle(module, engine_class, args.buffer_attr, request)
+            reply = handle(module, engine_class, args.buffer_attr, request, not args.no_init)
         sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

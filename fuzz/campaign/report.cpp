@@ -40,6 +40,10 @@ std::string replay_command(const std::string& file) {
 
 std::string replay_command(const Failure& f) { return replay_command(f.file); }
 
+std::string export_command_text(const std::string& file) {
+  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz export " + shell_quote(file) + " --pytest";
+}
+
 namespace {
 
 std::string joined(const std::vector<std::string>& words) {
@@ -91,6 +95,7 @@ std::string finding_details(const CampaignReport& r) {
     if (!f.cause.empty()) out += "      root cause: " + f.cause + " (the patch of the proposed fix that repairs it)\n";
     out += "      reproducer: " + summarize(f.reproducer) + "\n";
     out += "      replay: " + replay_command(f.file) + "\n";
+    out += "      export: " + export_command_text(f.file) + "\n";
   }
   return out;
 }
@@ -128,6 +133,7 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
     out += "      first: case #" + std::to_string(f.case_index) + " of seed " + std::to_string(r.options.seed) +
            ", judged " + std::string(to_string(f.judged_as)) + "\n";
     out += "      finding " + std::to_string(f.finding + 1) + "; replay: " + replay_command(f) + "\n";
+    out += "      export: " + export_command_text(f.file) + "\n";
   }
   if (with_timing) {
     const double secs = r.timing.elapsed_seconds;
@@ -160,7 +166,8 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"profile", std::string(to_string(f.profile))},
                         {"detail", f.detail},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
-                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f.file))}});
+                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f.file))},
+                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(f.file))}});
     if (!f.cause.empty()) findings.back()["cause"] = f.cause;
   }
   json failures = json::array();
@@ -177,7 +184,8 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"occurrences", f.occurrences},
                         {"finding", f.finding + 1},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
-                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f))}});
+                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f))},
+                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(f.file))}});
   }
   json doc = {{"format", "r3fuzz-run/1"},
               {"seed", r.options.seed},

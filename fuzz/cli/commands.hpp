@@ -47,6 +47,9 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome);
 // r3fuzz replay FILE|DIR... [--impl NAME]... [--mode M]: saved cases against their "expect".
 void add_replay_command(CLI::App& app, CommandOutcome& outcome);
 
+// r3fuzz export CASE.json --pytest [--engine MODULE:CLASS] [--out FILE]: a case as an engine's pytest.
+void add_export_command(CLI::App& app, CommandOutcome& outcome);
+
 // r3fuzz shrink CASE.json|--from-bytes FILE [--impl NAME] [--fault NAME] [--out DIR]: minimize a failure.
 void add_shrink_command(CLI::App& app, CommandOutcome& outcome);
 

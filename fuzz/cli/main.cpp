@@ -57,6 +57,7 @@ int run(int argc, char** argv) {
   r3::add_run_command(app, outcome);
   r3::add_replay_command(app, outcome);
   r3::add_shrink_command(app, outcome);
+  r3::add_export_command(app, outcome);
   if (auto unknown = unknown_command(app, argc, argv)) {
     std::cerr << *unknown << "\nRun with --help for more information.\n";
     return 2;

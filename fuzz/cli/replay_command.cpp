@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 
+#include "fuzz/campaign/junit.hpp"
+#include "fuzz/campaign/report.hpp"
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
@@ -22,6 +24,7 @@ struct ReplayFlags {
   std::vector<std::string> impls;
   Mode mode = Mode::mixed;
   bool allow_external_from_files = false;
+  std::string junit;  // --junit FILE ("" = none)
 };
 
 // Files named on the command line, and every *.json directly inside a named directory, sorted.
@@ -81,8 +84,10 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   const std::vector<std::string> files = case_files(f.paths, bad);
   if (files.empty() && bad.empty()) return input_error("no case files (*.json) in " + f.paths.front());
   for (const std::string& message : bad) std::cerr << "r3fuzz replay: " << message << "\n";
+  JunitSuite junit{"r3fuzz replay", {}};
   auto bad_file = [&](std::string message) {
     std::cerr << "r3fuzz replay: " << message << "\n";
+    junit.cases.push_back({"r3fuzz.replay", message, std::nullopt, message, message + "\n"});
     bad.push_back(std::move(message));
   };
   ImplementationCache cache;
@@ -132,6 +137,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);
       const std::string got = outcome_text(j.verdict, j.severity);
+      const int unexpected_before = unexpected;
       std::cout << file << ": " << name << ": " << got;
       if (j.failed()) std::cout << " [" << signature_of(j, *c).text() << "]";
       std::cout << " (" << to_string(*how) << ")";
@@ -149,8 +155,26 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
         std::cout << ": FAILS, and the file has no \"expect\"";
       }
       std::cout << "\n";
-      if (j.failed()) std::cout << "  " << j.detail << "\n";
+      if (j.failed()) {
+        std::cout << "  " << j.detail << "\n";
+        std::cout << "  replay: " << terminal_safe(r3::replay_command(file)) << "\n"
+                  << "  export: " << terminal_safe(export_command_text(file)) << "\n";
+      }
+      // One test case per file and implementation: failing when the verdict is not the expected one.
+      JunitCase tc{"r3fuzz.replay." + name, file, std::nullopt, std::nullopt, ""};
+      tc.text = name + ": " + got + (j.failed() ? "\n" + j.detail : "") + "\nreplay: " + r3::replay_command(file) +
+                "\nexport: " + export_command_text(file) + "\n";
+      if (unexpected > unexpected_before) {
+        tc.failure = c->expect && c->expect->impl == name ? got + ", the file expects " +
+                                                                outcome_text(c->expect->verdict, c->expect->severity)
+                                                          : got + ": " + j.detail;
+      }
+      junit.cases.push_back(std::move(tc));
     }
+  }
+  for (const std::string& r : refused) junit.cases.push_back({"r3fuzz.replay", r, std::nullopt, r, r + "\n"});
+  if (!f.junit.empty()) {
+    if (Status s = write_flag_file("--junit", f.junit, junit_xml(junit)); !s.ok()) return input_error(s.error().message);
   }
   const int code = !bad.empty() || !refused.empty() ? 2 : unexpected ? 1 : 0;
   std::cout << "replay: " << files.size() << " case file" << (files.size() == 1 ? "" : "s") << ", " << checked
@@ -184,6 +208,7 @@ void add_replay_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
                 "run an external:COMMAND implementation named by a file's expect.impl (by default only the "
                 "command line names programs to run)");
+  add_junit_option(*cmd, f->junit, "one test case per file and implementation, failing when its verdict is unexpected");
   cmd->callback([f, &outcome] {
     const int code = replay_command(*f, outcome);
     if (!outcome.error) outcome.exit_code = code;

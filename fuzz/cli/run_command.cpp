@@ -18,6 +18,7 @@
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/cli/output_dir.hpp"
 #include "fuzz/cli/stop_signals.hpp"
+#include "fuzz/campaign/junit.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
 
 namespace r3 {
@@ -32,6 +33,7 @@ struct RunFlags {
   std::string out = "r3fuzz-out";
   std::vector<std::string> sizes;
   bool json = false;
+  std::string junit;  // --junit FILE ("" = none)
   bool strict = false;
   bool timing = false;
   bool no_shrink = false;  // report failures as found, unshrunk
@@ -165,6 +167,9 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   } else {
     std::cout << report_text(*report, f.timing);
   }
+  if (!f.junit.empty()) {
+    if (Status s = write_flag_file("--junit", f.junit, junit_xml(junit_of_run(*report))); !s.ok()) return usage_error(s.error().message);
+  }
   return report->exit_code();
 }
 
@@ -192,6 +197,7 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                       " here); the report of --cases N is the same for every count")
       ->transform(signed_in(1, 1024));
   add_json_option(*cmd, f->json, "the campaign's summary");
+  add_junit_option(*cmd, f->junit, "one test case per finding, failing with its detail and its replay and export commands");
   cmd->add_flag("--strict", f->strict, "latent findings (unpublished TP ranks only) fail the run too");
   cmd->add_flag("--no-shrink", f->no_shrink,
                 "write each unique failure as found, without shrinking it first (fuzz/shrink; default: shrink)");

@@ -1,5 +1,8 @@
 #include "fuzz/cli/shared_options.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -68,6 +71,20 @@ CLI::Option* add_out_option(CLI::App& cmd, std::string& out, std::string_view us
 
 CLI::Option* add_json_option(CLI::App& cmd, bool& json, std::string_view use) {
   return cmd.add_flag("--json", json, help(kJsonHelp, use));
+}
+
+CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view use) {
+  return cmd.add_option("--junit", file, help(kJunitHelp, use));
+}
+
+Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text) {
+  const std::string where = std::string(flag) + " " + file;
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{where + ": cannot open for writing: " + std::strerror(errno)};
+  out << text;
+  out.close();
+  if (!out) return Error{where + ": cannot write"};
+  return ok_status();
 }
 
 CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile, std::string_view use) {

@@ -54,6 +54,14 @@ CLI::Option* add_out_option(CLI::App& cmd, std::string& out, std::string_view us
 // --json.
 CLI::Option* add_json_option(CLI::App& cmd, bool& json, std::string_view use);
 
+// --junit FILE: a JUnit XML report for CI dashboards (fuzz/campaign/junit.hpp).
+inline constexpr std::string_view kJunitHelp =
+    "also write a JUnit XML report to FILE (GitHub Actions, GitLab and Buildkite show it)";
+CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view use);
+
+// Writes `text` to `file`, the value of `flag` (--junit, --out); the error names both.
+Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text);
+
 // --profile vllm|vllm-legacy|sglang|sglang-miles|any: the engine whose steps the command produces
 // (docs/layout-contract.md section 10). Leaves `profile` as it is when absent.
 CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile, std::string_view use);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "fuzz/campaign/campaign.hpp"
+#include "fuzz/campaign/report.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
@@ -156,7 +157,9 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
             << "  from: " << summarize(*input) << "\n"
             << "  to:   " << summarize(shrunk->minimal) << "\n"
             << "  " << j.detail << "\n"
-            << "wrote " << case_file->string() << ", " << entry_file->string() << ", " << test_file->string() << "\n\n"
+            << "wrote " << case_file->string() << ", " << entry_file->string() << ", " << test_file->string() << "\n"
+            << "  replay: " << replay_command(entry_file->string()) << "\n"
+            << "  export: " << export_command_text(entry_file->string()) << "\n\n"
             << test;
   return 0;
 }

@@ -92,7 +92,7 @@ TEST_F(BadFlags, AnImplementationGivenTwiceIsRefused) {
 // Item 17: an unknown command is named; --version prints the CMake project version.
 TEST_F(BadFlags, UnknownCommandAndVersion) {
   expect_usage_error({"bogus"},
-                     "r3fuzz: unknown command 'bogus'; commands: explain, seed, exhaust, mutants, run, replay, shrink");
+                     "r3fuzz: unknown command 'bogus'; commands: explain, seed, exhaust, mutants, run, replay, shrink, export");
   const Ran version = run({"--version"});
   EXPECT_EQ(version.exit_code, 0) << version.err;
   EXPECT_EQ(version.out, "r3fuzz " R3FUZZ_VERSION "\n");

@@ -1,0 +1,90 @@
+// The exported module's data part, line by line, for the micro-batch reproducer; data texts go
+// through the one escape; what cannot be exported is an error, never a wrong file.
+#include "fuzz/export/pytest_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fuzz/codec/case_json.hpp"
+
+namespace r3 {
+namespace {
+
+const std::string kRegression = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression/";
+
+Case regression_case(const std::string& name) {
+  auto c = read_case_file(kRegression + name);
+  EXPECT_TRUE(c.ok()) << c.error().message;
+  return c.ok() ? *c : Case{};
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(PytestWriter, MicrobatchOverwriteDataLines) {
+  auto text = pytest_module(regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json"),
+                            {"corpus/x.json", "", "r3fuzz export corpus/x.json --pytest"});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  const std::string& t = *text;
+  EXPECT_EQ(t.rfind("\"\"\"A finding of r3fuzz as a pytest module", 0), 0u);
+  for (const char* line : {
+           "CASE_FILE = \"corpus/x.json\"",
+           "EXPECT = \"vllm-50874: wrong_rows (failure)\"",
+           "EXPORT_COMMAND = \"r3fuzz export corpus/x.json --pytest\"",
+           "DEFAULT_ENGINE = \"vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer\"",
+           "ENGINE = os.environ.get(\"R3FUZZ_ENGINE\") or DEFAULT_ENGINE",
+           "SIZINGS = {\"vllm-50874\": (2, None), \"vllm-pre-50874\": (2, None), \"r3-fixed\": (2, None)}",
+           "SIZING = os.environ.get(\"R3FUZZ_SIZING\") or \"vllm-50874\"",
+           "DP, TP, LAYERS, TOP_K, LAYER = 2, 1, 1, 1, 0",
+           "NUM_TOKENS = [2, 2]  # n_d: the rows each DP rank runs with",
+           "SPAN_R = 2  # more than any row index below",
+           "REJECTION = None",
+           "    [(\"token\", 0, 1, 1)],",
+           "    {\"index\": 1, \"row_offset\": 1, \"chunk_size\": None, \"num_tokens_across_dp\": [1, 1], "
+           "\"local_sizes\": [1, 1], \"kernel_rows\": 0,",
+           "     \"received\": [2, 3], \"tp_gather\": [-1, -1]},",
+           "    (1, 0): [(0, \"token\", 1, 0, 1), (1, \"token\", 1, 1, 1)],",
+       }) {
+    EXPECT_TRUE(has_line(t, line)) << "missing line: " << line;
+  }
+  EXPECT_NE(t.find("def test_rank_captures_its_tokens(engine, monkeypatch, dp, tp):"), std::string::npos);
+}
+
+TEST(PytestWriter, DataTextsStayStringLiterals) {
+  Case c = regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  c.note = "end\"\"\"\nimport os; os.system('x')  # \\";
+  auto text = pytest_module(c, {"we'ird\n\"name\".json", "pkg.mod:Cls", "cmd"});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_TRUE(has_line(*text, "NOTE = \"end\\\"\\\"\\\"\\nimport os; os.system('x')  # \\\\\""));
+  EXPECT_TRUE(has_line(*text, "CASE_FILE = \"we'ird\\n\\\"name\\\".json\""));
+  EXPECT_TRUE(has_line(*text, "DEFAULT_ENGINE = \"pkg.mod:Cls\""));
+  EXPECT_EQ(text->find("\nimport os;"), std::string::npos);
+}
+
+TEST(PytestWriter, AnEngineSpecMustBeModuleColonClass) {
+  const Case c = regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  for (const auto& [spec, why] : std::vector<std::pair<std::string, std::string>>{
+           {"pkg.mod", "--engine pkg.mod: expected MODULE:CLASS, got no ':'"},
+           {"pkg.mod:Cls()", "--engine pkg.mod:Cls(): the class after ':' must be a Python name (letters, digits, _)"},
+           {"pkg..mod:Cls", "--engine pkg..mod:Cls: the module before ':' must be a dotted Python name (a.b.c)"},
+           {"os;x:Cls", "--engine os;x:Cls: the module before ':' must be a dotted Python name (a.b.c)"}}) {
+    auto text = pytest_module(c, {"f.json", spec, "cmd"});
+    ASSERT_FALSE(text.ok()) << spec;
+    EXPECT_EQ(text.error().message, why);
+  }
+}
+
+TEST(PytestWriter, AStepTooLargeForDistinctInt32ValuesIsRefused) {
+  Case c = regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json");
+  c.max_num_tokens = int64_t{1} << 24;
+  c.model.top_k = 64;
+  c.model.experts = 64;
+  auto text = pytest_module(c, {"f.json", "", "cmd"});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message,
+            "the step has 16777216 rows across 2 ranks or layers and top_k 64: too many to give every row its own "
+            "int32 value (the buffer is int32)");
+}
+
+}  // namespace
+}  // namespace r3
