@@ -36,7 +36,7 @@ while (($#)); do
 done
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer, got '$SECONDS_PER_TARGET'"
 CORPUS_OUT="${CORPUS_OUT:-$WORK/corpus}"
-TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer)
+TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer)
 
 if ((DO_BUILD)); then
   echo "ci-fuzz.sh: building the fuzz targets in $BUILD"

@@ -6,6 +6,7 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
@@ -22,14 +23,15 @@ Status explain_command(const ExplainFlags& f) {
   R3_TRY(Explanation e, explain_case(c));
   const ProfileStanding standing = standing_of(c);
   if (f.json) {
+    R3_TRY_STATUS(check_json_size(e));
     nlohmann::json doc = explanation_json(e);
     doc["profile"] = {{"name", std::string(to_string(standing.profile))},
                       {"named", standing.named},
                       {"inside", !standing.outside},
                       {"outside_because", standing.outside ? nlohmann::json(*standing.outside) : nlohmann::json()}};
-    std::cout << doc.dump(2) << "\n";
+    std::cout << terminal_json(doc) << "\n";
   } else {
-    std::cout << "case: " << f.case_path << "\n" << standing.text() << "\n" << explanation_text(e);
+    std::cout << "case: " << terminal_safe(f.case_path) << "\n" << terminal_safe(standing.text()) << "\n" << explanation_text(e);
   }
   return ok_status();
 }

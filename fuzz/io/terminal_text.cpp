@@ -28,4 +28,23 @@ std::string terminal_safe(std::string_view text, bool keep_newlines) {
   return out;
 }
 
+namespace {
+
+template <class Json>
+std::string dump_for_terminal(const Json& doc, int indent) {
+  std::string text = doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    if (ch == '\x7f') out += "\\u007f";  // only inside strings: JSON syntax never holds DEL
+    else out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string terminal_json(const nlohmann::json& doc, int indent) { return dump_for_terminal(doc, indent); }
+std::string terminal_json(const nlohmann::ordered_json& doc, int indent) { return dump_for_terminal(doc, indent); }
+
 }  // namespace r3
