@@ -101,7 +101,7 @@ std::string finding_details(const CampaignReport& r) {
 std::string report_text(const CampaignReport& r, bool with_timing) {
   const Distribution& d = r.distribution;
   std::string impls;
-  for (const std::string& name : r.implementations) impls += (impls.empty() ? "" : ", ") + name;
+  for (const std::string& name : r.implementations) impls += (impls.empty() ? "" : ", ") + terminal_safe(name);
   std::string out = "r3fuzz run: seed " + std::to_string(r.options.seed) + ", mode " +
                     std::string(to_string(r.options.mode)) + ", budget " + budget_text(r.options) +
                     ", implementations " + impls + "\n";
@@ -134,7 +134,7 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
     const double secs = r.timing.elapsed_seconds;
     out += "timing: " + fixed(secs, 3) + " s, " + fixed(secs > 0 ? r.cases / secs : 0.0, 0) + " cases/s\n";
     for (const auto& [impl, s] : r.timing.first_failure_seconds)
-      out += "  first failure of " + impl + " after " + fixed(s, 6) + " s (" +
+      out += "  first failure of " + terminal_safe(impl) + " after " + fixed(s, 6) + " s (" +
              std::to_string(r.timing.first_failure_cases.at(impl)) + " cases)\n";
   }
   out += "result: " + std::to_string(failing_findings) + " failing and " + std::to_string(latent_findings) +

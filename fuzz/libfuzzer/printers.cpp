@@ -146,8 +146,10 @@ void exercise_printers(std::span<const uint8_t> bytes) {
 
   const Rendered got = render(c, t);
   const Rendered plain = render(c, harmless(t));
-  for (const std::string* text : {&got.explain_text, &got.explain_json, &got.report_text, &got.report_json})
-    check_terminal(*text, "a terminal stream holds no control byte");
+  check_terminal(got.explain_text, "explain's text holds no control byte");
+  check_terminal(got.explain_json, "explain's JSON holds no control byte");
+  check_terminal(got.report_text, "the report holds no control byte");
+  check_terminal(got.report_json, "the JSON report holds no control byte");
   R3_CHECK(lines(got.explain_text) == lines(plain.explain_text), "data adds no line to explain");
   R3_CHECK(lines(got.report_text) == lines(plain.report_text), "data adds no line to the report");
   const std::optional<std::string> skeleton = cpp_skeleton(got.test);
