@@ -55,7 +55,7 @@ Status write_new_file(const std::string& path, std::string_view bytes) {
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) return Error{path + ": cannot create a file in " + dir.string() + ": " + errno_text()};
+  if (fd < 0) return Error{path + ": cannot open for writing: " + errno_text()};  // the temporary, in its folder
   errno = 0;
   Status written = write_all(fd, bytes);
   if (::close(fd) != 0 && written.ok()) written = Error{errno_text()};

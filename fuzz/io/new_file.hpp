@@ -14,7 +14,8 @@ namespace r3 {
 // Writes `bytes` as the file `path`. Refused when `path` exists and is not a regular file (a
 // symbolic link, FIFO, socket, device or directory: "<path>: refusing to replace a FIFO"), so
 // /dev/full or /dev/stdout given as an output is an error, never written through. A failed write
-// or close (ENOSPC, EIO) is an error naming the path and the errno text; the temporary file is
+// or close (ENOSPC, EIO) is an error naming the path and the errno text ("<path>: cannot open for
+// writing: ...", "<path>: cannot write: No space left on device"); the temporary file is
 // then removed and an earlier file at `path` stays as it was.
 Status write_new_file(const std::string& path, std::string_view bytes);
 

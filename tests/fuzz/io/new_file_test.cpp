@@ -1,8 +1,10 @@
 #include "fuzz/io/new_file.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -49,10 +51,30 @@ TEST(NewFile, RefusesWhatIsNoRegularFile) {
   EXPECT_EQ(full.error().message, "/dev/full: refusing to replace a character device (r3fuzz writes only regular files, each one new)");
 }
 
+// A write that fails part way (here EFBIG under RLIMIT_FSIZE, as ENOSPC on a full disk) is an
+// error; the earlier file stays as it was and no temporary is left.
+TEST(NewFile, AFailedWriteIsAnErrorAndLeavesTheEarlierFile) {
+  const test::ScratchDir dir("r3fuzz-new-file");
+  const fs::path path = dir.write("out.json", "earlier\n");
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  void (*old_handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Status s = write_new_file(path.string(), std::string(4096, 'x'));
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, path.string() + ": cannot write: File too large");
+  EXPECT_EQ(test::read_file_bytes(path), "earlier\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
 TEST(NewFile, AFolderThatCannotBeWrittenIsAnErrorNamingThePath) {
   const Status s = write_new_file("/proc/r3fuzz-no-such-dir/out.json", "x");
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(s.error().message.starts_with("/proc/r3fuzz-no-such-dir/out.json: cannot create a file in "))
+  EXPECT_TRUE(s.error().message.starts_with("/proc/r3fuzz-no-such-dir/out.json: cannot open for writing: "))
       << s.error().message;
 }
 
