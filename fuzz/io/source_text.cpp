@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "fuzz/io/detail/named_escape.hpp"
+
 namespace r3 {
 namespace {
 
@@ -60,12 +62,8 @@ std::string cpp_string_literal(std::string_view text) {
     if (ch == '"' || ch == '\\') {
       out += '\\';
       out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (ch == '\t') {
-      out += "\\t";
+    } else if (const std::string_view named = detail::named_escape(u); !named.empty()) {
+      out += named;
     } else if (u < 0x20 || u >= 0x7f) {
       char buf[5];
       std::snprintf(buf, sizeof buf, "\\%03o", u);
@@ -89,12 +87,8 @@ std::string python_string_literal(std::string_view text) {
     } else if (cp == '"' || cp == '\\') {
       out += '\\';
       out += static_cast<char>(cp);
-    } else if (cp == '\n') {
-      out += "\\n";
-    } else if (cp == '\r') {
-      out += "\\r";
-    } else if (cp == '\t') {
-      out += "\\t";
+    } else if (const std::string_view named = detail::named_escape(static_cast<unsigned>(cp)); !named.empty()) {
+      out += named;
     } else if (cp < 0x20 || cp == 0x7f) {
       out += hex_escape(static_cast<unsigned char>(cp));
     } else if (cp < 0x80) {

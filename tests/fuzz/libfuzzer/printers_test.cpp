@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/codec/case_binary.hpp"
+#include "fuzz/libfuzzer/mutator.hpp"
 
 namespace r3 {
 namespace {
@@ -29,12 +30,7 @@ TEST(Printers, IssueInputsPassEveryPrinter) {
 }
 
 TEST(Printers, AFuzzedCaseIsRenderedToo) {
-  Case c;
-  c.topology = {2, 2, true, true};
-  c.model = {2, 2, 8};
-  c.max_num_tokens = 4;
-  c.tokens = {3, 1};
-  c.path = Path::gathered;
+  Case c = starting_case();  // dp 2, tp 2, EP and SP on the gathered path
   c.monolithic = true;
   exercise_printers(input("n\x1b", "br\r", "err", "impl", case_to_binary(c)));
 }
