@@ -7,6 +7,7 @@
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/terminal_text.hpp"
+#include "reference/layout.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
@@ -20,10 +21,13 @@ struct ExplainFlags {
 // Exit 0 on a valid case whatever the verdicts: explain describes, it does not judge the run.
 Status explain_command(const ExplainFlags& f) {
   R3_TRY(Case c, read_case_file(f.case_path));
+  if (f.json) {
+    R3_TRY(const Step step, derive_step(c));
+    R3_TRY_STATUS(check_json_size(step));
+  }
   R3_TRY(Explanation e, explain_case(c));
   const ProfileStanding standing = standing_of(c);
   if (f.json) {
-    R3_TRY_STATUS(check_json_size(e));
     nlohmann::json doc = explanation_json(e);
     doc["profile"] = {{"name", std::string(to_string(standing.profile))},
                       {"named", standing.named},

@@ -92,7 +92,7 @@ Rendered render(Case c, const Texts& t) {
   c.note = t.note;
   if (auto e = explain_case(c); e.ok()) {
     out.explain_text = explanation_text(*e);
-    if (check_json_size(*e).ok()) out.explain_json = terminal_json(explanation_json(*e));
+    if (check_json_size(e->step).ok()) out.explain_json = terminal_json(explanation_json(*e));
   }
   const Judgement j = judgement_of(t);
   const CampaignReport report = report_of(c, j);

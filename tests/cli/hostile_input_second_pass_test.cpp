@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 #include <set>
 #include <string>
 
@@ -32,12 +33,15 @@ class SecondPass : public r3::test::WorkDirFixture {
     for (const auto& e : fs::recursive_directory_iterator(work_)) out.insert(fs::relative(e.path(), work_).string());
     return out;
   }
-  // Paths of `after` not in `before` and not under `out`.
+  // Paths of `after` not in `before` and under none of `outs`.
   static std::set<std::string> new_outside(const std::set<std::string>& before, const std::set<std::string>& after,
-                                           const std::string& out) {
+                                           std::initializer_list<std::string> outs) {
     std::set<std::string> extra;
-    for (const std::string& p : after)
-      if (!before.count(p) && p != out && !p.starts_with(out + "/")) extra.insert(p);
+    for (const std::string& p : after) {
+      bool inside = before.count(p) != 0;
+      for (const std::string& out : outs) inside = inside || p == out || p.starts_with(out + "/");
+      if (!inside) extra.insert(p);
+    }
     return extra;
   }
   // A shell prefix capping virtual memory at 4 GB for the command after it.
@@ -94,7 +98,7 @@ TEST_F(SecondPass, Item1AHardLinkInOutIsReplacedNotWrittenThrough) {
   EXPECT_EQ(fs::hard_link_count(work_ / "outside/victim"), 1u) << "the link was replaced by a new file";
   EXPECT_NE(r3::test::read_file_bytes(work_ / "o/finding-1-spurious_reject.json").find("r3fuzz-case/1"),
             std::string::npos);
-  EXPECT_EQ(new_outside(before, tree(), "o"), std::set<std::string>{});
+  EXPECT_EQ(new_outside(before, tree(), {"o"}), std::set<std::string>{});
 }
 
 // 2. An adapter's branch cannot end the TEST's first-line comment and become code.
@@ -102,8 +106,10 @@ TEST_F(SecondPass, Item2AnAdapterBranchStaysInsideTheGeneratedTestsComment) {
   // Rows that write nothing on a case with a real token: wrong_rows, under the adapter's branch.
   write("inject.py", adapter(R"({'branch': 'x\nint injected = system("touch /tmp/INJ");\n//', 'rows': []})"));
   write("in/case.json", kSmallCase);
+  const auto before = tree();
   const Output o = run("shrink in/case.json --impl 'external:python3 inject.py' --out out --max-seconds 20");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(new_outside(before, tree(), {"out"}), std::set<std::string>{});
   const std::string test = r3::test::read_file_bytes(work_ / "out/case.min_test.cpp");
   ASSERT_FALSE(test.empty()) << o.out;
   const std::string first_line = test.substr(0, test.find('\n'));
@@ -167,6 +173,7 @@ TEST_F(SecondPass, Item4ACopiesReplyWhoseTpRanksDisagreeOnTheGatherIsACollective
 TEST_F(SecondPass, Item5AFifoInOutIsRefusedNotWaitedOn) {
   fs::create_directories(work_ / "o");
   ASSERT_EQ(mkfifo((work_ / "o/finding-1-spurious_reject.json").c_str(), 0644), 0);
+  const auto before = tree();
   Output o = run("run --cases 300 --jobs 1 --out o");
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("o/finding-1-spurious_reject.json: refusing to replace a FIFO"), std::string::npos) << o.err;
@@ -184,6 +191,7 @@ TEST_F(SecondPass, Item5AFifoInOutIsRefusedNotWaitedOn) {
   o = run("seed --to-binary --out b in/case.json");
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("b/case.bin: refusing to replace a FIFO"), std::string::npos) << o.err;
+  EXPECT_EQ(new_outside(before, tree(), {"o", "s", "b", "in", "reject.py"}), std::set<std::string>{});
 }
 
 // 6. replay DIR reports every *.json entry it cannot replay and runs the others.
@@ -212,6 +220,7 @@ TEST_F(SecondPass, Item7SeedToBinaryRefusesTwoInputsWithOneOutputName) {
   EXPECT_EQ(o.err, "r3fuzz seed: dupst/b/x.json and dupst/a/x.json would both be written as x.bin (nothing was "
                    "converted: rename one, or convert them into different --out folders)\n");
   EXPECT_FALSE(fs::exists(work_ / "bin/x.bin"));
+  EXPECT_EQ(tree(), (std::set<std::string>{"dupst", "dupst/a", "dupst/a/x.json", "dupst/b", "dupst/b/x.json", "bin"}));
 }
 
 // 8. mutants --markdown /dev/full: an error, exit 2.
@@ -316,12 +325,15 @@ TEST_F(SecondPass, Item13ADeeplyNestedReplyIsRefusedAtItsDepth) {
 
 // 14. 50 MB error texts are stored cut, their length stated.
 TEST_F(SecondPass, Item14HugeAdapterErrorTextsAreStoredCut) {
-  write("err.py", adapter("{'error': 'E' * 50000000}"));
+  // Six replies of 50 MB errors (the issue's), then short ones.
+  write("err.py", adapter("(N.append(1), {'error': 'E' * 50000000 if len(N) <= 6 else 'short'})[1]", "N = []\n"));
+  const auto before = tree();
   const Output o = run_capped("run --impl 'external:python3 err.py' --cases 6 --jobs 1 --no-shrink --out o");
   EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_LT(o.out.size(), 200000u);
   EXPECT_NE(o.out.find("... (50000000 bytes in all)"), std::string::npos) << o.out.substr(0, 3000);
   for (const auto& e : fs::directory_iterator(work_ / "o")) EXPECT_LT(fs::file_size(e.path()), 64000u) << e.path();
+  EXPECT_EQ(new_outside(before, tree(), {"o"}), std::set<std::string>{});
 }
 
 // 15. A grandchild that calls setsid() is killed and reaped with its adapter.
