@@ -78,7 +78,10 @@ Result<int> mutants_command(MutantsFlags f) {
     if (Status s = write_new_file(f.markdown, mutants_markdown(rows, f.options)); !s.ok())
       return Error{"--markdown " + s.error().message};
   }
-  return summarize(rows).survived > 0 ? 1 : 0;
+  const MutantsSummary summary = summarize(rows);
+  // Nothing measured is no result: a 0-of-0 kill rate must not pass as success.
+  if (summary.measured == 0) return Error{"no mutant could be measured: every carrier and fault asked for is unavailable (listed above)"};
+  return summary.survived > 0 ? 1 : 0;
 }
 
 }  // namespace

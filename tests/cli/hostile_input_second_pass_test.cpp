@@ -389,6 +389,10 @@ TEST_F(SecondPass, MinorMutantsSeedsDoNotWrapAndTheLabelsAreTrue) {
 #endif
   o = run("mutants --fault no-trim --carrier gpu+no-trim --seeds 1 --max-cases 50 --no-shrink");
   EXPECT_EQ(o.out.find("kill rate 100.0%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("kill rate n/a (no non-equivalent mutant was measured)"), std::string::npos) << o.out;
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "r3fuzz mutants: no mutant could be measured: every carrier and fault asked for is unavailable "
+                   "(listed above)\n");
 }
 
 TEST_F(SecondPass, MinorShrinkMaxSecondsHoldsWithASlowAdapter) {
