@@ -26,4 +26,10 @@ void remove_running_adapter(pid_t pid);  // under lock_adapter_table()
 // until none is left (a killed descendant's own children re-parent to r3fuzz in turn).
 void reap_escaped_descendants(pid_t group);
 
+// For a signal handler about to end r3fuzz (fuzz/cli/stop_signals.cpp), after it killed the
+// adapters' groups: SIGKILLs and reaps every child until none is left, so descendants that
+// re-parent as their parents die go too; at most about 200 ms. Async-signal-safe (raw system
+// calls only); does nothing unless become_child_subreaper() succeeded.
+void kill_children_before_dying() noexcept;
+
 }  // namespace r3

@@ -352,6 +352,25 @@ TEST_F(SecondPass, Item15ASetsidGrandchildDiesWithItsAdapter) {
   EXPECT_FALSE(alive) << "the setsid() grandchild " << pid << " outlived r3fuzz";
 }
 
+// 15, on the signal path: SIGTERM ends `shrink` (which has no clean stop) at once; the
+// grandchild that left the group goes too.
+TEST_F(SecondPass, Item15ASetsidGrandchildDiesWhenASignalEndsR3fuzz) {
+  write("escape.py", adapter("(__import__('time').sleep(1), {'rows': []})[1]",
+                             "import subprocess\n"
+                             "p = subprocess.Popen(['setsid', 'sleep', '1000'])\n"
+                             "open('grandchild.pid', 'w').write(str(p.pid))\n"));
+  write("in/case.json", kSmallCase);
+  const Output o = run_shell("'" + binary() + "' shrink in/case.json --impl 'external:python3 escape.py' --out out & "
+                             "pid=$!; sleep 1.5; kill -TERM $pid; wait $pid; echo rc=$? >&2");
+  EXPECT_NE(o.err.find("rc=143"), std::string::npos) << o.err;  // ended by SIGTERM, as before
+  const std::string pid_text = r3::test::read_file_bytes(work_ / "grandchild.pid");
+  ASSERT_FALSE(pid_text.empty()) << o.err;
+  const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+  const bool alive = ::kill(pid, 0) == 0;
+  if (alive) ::kill(pid, SIGKILL);
+  EXPECT_FALSE(alive) << "the setsid() grandchild " << pid << " outlived r3fuzz";
+}
+
 // The minor list.
 TEST_F(SecondPass, MinorShrinkBlamesTheFileForABadExpectImpl) {
   std::string c = kSmallCase;
