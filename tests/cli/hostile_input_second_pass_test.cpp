@@ -297,6 +297,9 @@ TEST_F(SecondPass, Item11ExplainJsonRefusesAnExplanationOverItsBound) {
 
 // 12. The gpu host backend refuses a case whose buffers pass its bound, naming the bound.
 TEST_F(SecondPass, Item12TheGpuHostBackendRefusesBuffersOverItsBound) {
+#ifndef R3FUZZ_HAVE_GPU
+  GTEST_SKIP() << "the gpu implementations are not built";
+#endif
   write("gpu.json", R"({"format": "r3fuzz-case/1", "topology": {"dp": 8, "tp": 8, "ep": true, "sp": false},
  "model": {"layers": 256, "top_k": 64, "experts": 64}, "max_num_tokens": 64, "tokens": [64, 64, 64, 64, 64, 64, 64, 64],
  "padding": {"cudagraph": [32760]}, "path": "gathered", "monolithic": true, "layer": 0})");
