@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE must hold the engine flag, e.g. -fsanitize=fuzzer}"
 CXXFLAGS="${CXXFLAGS:-${CFLAGS:-}}"
 BUILD="${WORK:-$ROOT/build}/cflite"
-TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer)
+TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer)
 
 # R3FUZZ_FUZZING stays off: the sanitizers are the builder's (CXXFLAGS); the engine is
 # LIB_FUZZING_ENGINE. Only the fuzz targets are built, and r3fuzz_seed_corpus (the case codec

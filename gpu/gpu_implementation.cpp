@@ -13,6 +13,16 @@ Result<std::unique_ptr<CapturePolicy>> policy_named(std::string_view name) {
   return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: " + std::string(policy_names())};
 }
 
+// The device buffers of one case (both arenas, guards included).
+int64_t buffer_bytes(const detail::DevicePlan& plan) {
+  return plan.arena32 * int64_t{sizeof(int32_t)} + plan.arena16 * int64_t{sizeof(int16_t)};
+}
+
+Error too_large(int64_t bytes) {
+  return Error{"the case's buffers take " + std::to_string(bytes) + " bytes, more than the " +
+               std::to_string(kMaxCaseBufferBytes) + " bytes (256 MiB) one case may take; refused before allocating"};
+}
+
 class Gpu final : public GpuImplementation {
  public:
   Gpu(GpuOptions options, std::unique_ptr<CapturePolicy> policy, std::unique_ptr<detail::Runner> runner)
@@ -40,12 +50,32 @@ class Gpu final : public GpuImplementation {
 
   std::vector<Result<ConcreteOutcome>> run_batch(std::span<const CaseAndStep> cases) const override {
     const detail::PlanSettings settings{policy_.get(), options_.selection, options_.fault};
+    // A case whose buffers pass the bound is refused; the batch is then planned again without
+    // it (rare: concrete cases are small), so the others still run.
+    std::vector<bool> refused(cases.size(), false);
     detail::DevicePlan plan;
     std::vector<Result<detail::PlannedCase>> planned;
-    planned.reserve(cases.size());
-    for (const CaseAndStep& item : cases) {
-      R3_CHECK(item.c != nullptr && item.step != nullptr, "run_batch items name a case and its step");
-      planned.push_back(detail::plan_case(*item.c, *item.step, settings, plan));
+    for (bool replan = true; replan;) {
+      replan = false;
+      plan = detail::DevicePlan{};
+      planned.clear();
+      planned.reserve(cases.size());
+      for (size_t i = 0; i < cases.size(); ++i) {
+        const CaseAndStep& item = cases[i];
+        R3_CHECK(item.c != nullptr && item.step != nullptr, "run_batch items name a case and its step");
+        const int64_t before = buffer_bytes(plan);
+        if (refused[i]) {
+          planned.push_back(too_large(before));
+          continue;
+        }
+        planned.push_back(detail::plan_case(*item.c, *item.step, settings, plan));
+        const int64_t bytes = buffer_bytes(plan) - before;
+        if (planned.back() && bytes > kMaxCaseBufferBytes) {
+          refused[i] = true;
+          replan = true;
+          planned.back() = too_large(bytes);
+        }
+      }
     }
     std::vector<Result<ConcreteOutcome>> out;
     out.reserve(cases.size());

@@ -17,6 +17,12 @@
 
 namespace r3::gpu {
 
+// The most device memory one case's buffers may take (both arenas, guards included): 256 MiB.
+// Concrete cases are small (M <= 64 rows), but a cudagraph size can pad the gathered tensors far
+// beyond M; such a case is refused with this bound in the message, as exhaust refuses
+// spaces, rather than allocated until the process dies (docs/SECURITY.md, memory budgets).
+inline constexpr int64_t kMaxCaseBufferBytes = int64_t{256} << 20;
+
 struct CaseAndStep {
   const Case* c = nullptr;
   const Step* step = nullptr;

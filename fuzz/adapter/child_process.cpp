@@ -1,6 +1,7 @@
 #include "fuzz/adapter/child_process.hpp"
 
 #include "fuzz/adapter/child_groups.hpp"
+#include "fuzz/adapter/descendants.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -86,7 +87,11 @@ Result<ChildProcess> ChildProcess::start(const std::string& command, const std::
   char sh[] = "/bin/sh", dash_c[] = "-c";
   char* argv[] = {sh, dash_c, shell_command.data(), nullptr};
   pid_t pid = -1;
+  // Recorded as a running adapter before another thread's sweep can see it as a stray child.
+  std::unique_lock table = lock_adapter_table();
   const int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
+  if (rc == 0) add_running_adapter(pid);
+  table.unlock();
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   ::close(in_pipe[0]);
@@ -135,10 +140,21 @@ void ChildProcess::kill_and_reap() {
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
   forget_child_group(pid_);  // before the reap frees the id for reuse
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  reap(pid_);
   pid_ = -1;
+}
+
+int ChildProcess::reap(pid_t pid) {
+  int status = 0;
+  {
+    const std::unique_lock table = lock_adapter_table();
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    remove_running_adapter(pid);
+  }
+  // A descendant that left the group (setsid) was re-parented to r3fuzz: killed and reaped too.
+  reap_escaped_descendants(pid);
+  return status;
 }
 
 int ChildProcess::poll_millis(Deadline deadline) const {
@@ -230,9 +246,7 @@ std::optional<std::string> ChildProcess::wait_for_exit(std::chrono::milliseconds
     if (rc == 0 && info.si_pid == pid_) {
       ::kill(-pid_, SIGKILL);
       forget_child_group(pid_);
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
+      const int status = reap(pid_);
       pid_ = -1;
       close_pipes();
       return describe_wait_status(status);

@@ -60,6 +60,8 @@ class ChildProcess {
 
  private:
   void close_pipes();
+  // waitpid(pid), then the descendants that escaped the group (fuzz/adapter/descendants.hpp); the wait status.
+  static int reap(pid_t pid);
   bool stopping() const { return stop_ && stop_->load(std::memory_order_relaxed); }
   int poll_millis(Deadline deadline) const;  // until the deadline, in slices when `stop_` is set
   pid_t pid_ = -1;

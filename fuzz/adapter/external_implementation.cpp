@@ -46,7 +46,11 @@ class RecordedReplies final : public CapturePolicy {
     out.copies = reply.copies;
     // Rows the adapter wrote itself are placed afterwards; a zero-row copy from the TP
     // gather records that the rank issued the collective (the judge's hang check needs it).
-    if (!reply.has_copies && reply.used_tp_all_gather) out.copies.push_back({0, 0, 0, true});
+    // A copies reply's "tp_all_gather": true counts as much as a rows reply's, even when no
+    // copy reads the gathered tensor: ranks that disagree on it are a collective_mismatch.
+    const bool copies_gather = std::any_of(out.copies.begin(), out.copies.end(),
+                                           [](const Copy& copy) { return copy.from_tp_gather; });
+    if (reply.used_tp_all_gather && !copies_gather) out.copies.push_back({0, 0, 0, true});
   }
 
  private:
@@ -104,6 +108,8 @@ Status ExternalImplementation::connect() {
 
 namespace {
 
+JsonBudget reply_budget(const ExternalOptions& o) { return {kMaxJsonDepth, o.max_parsed_bytes}; }
+
 // "<what> is not JSON: " for a syntax error (docs/adapter-protocol.md's wording), else
 // "<what>: duplicate key \"id\" at line 1, column 20: " (one strict parser for every file and reply).
 std::string reply_problem(const std::string& what, const Error& e) {
@@ -132,7 +138,7 @@ Status ExternalImplementation::ensure_running() const {
   R3_TRY(child_, ChildProcess::start(options_.command, options_.stderr_log, options_.stop));
   ++starts_;
   R3_TRY(std::string line, exchange(hello_request().dump(), "the hello", options_.startup_timeout));
-  const Result<json> parsed = parse_json_strictly(line);
+  const Result<json> parsed = parse_json_strictly(line, reply_budget(options_));
   if (!parsed) return fail(reply_problem("the adapter's hello", parsed.error()) + quote_line(line));
   const json& reply = *parsed;
   auto hello = read_hello(reply);
@@ -184,7 +190,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const js
       const int64_t id = next_id_++;
       const std::string what = "request " + std::to_string(id);
       R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), what, options_.timeout));
-      const Result<json> parsed_reply = parse_json_strictly(line);
+      const Result<json> parsed_reply = parse_json_strictly(line, reply_budget(options_));
       if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
       const json& reply = *parsed_reply;
       auto got_id = reply_id(reply);
@@ -209,7 +215,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const j
   next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
   R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
-  const Result<json> parsed_reply = parse_json_strictly(line);
+  const Result<json> parsed_reply = parse_json_strictly(line, reply_budget(options_));
   if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
   const json& reply = *parsed_reply;
   auto replies = read_batch_reply(reply, first, count, buffer);

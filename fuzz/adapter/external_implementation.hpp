@@ -32,6 +32,10 @@ struct ExternalOptions {
   std::chrono::milliseconds startup_timeout{30000};  // for the hello: an engine may import for a while
   std::string stderr_log;                        // the adapter's stderr: appended here; "" = r3fuzz's stderr
   size_t max_line_bytes = size_t{64} << 20;      // a longer reply is an error
+  // A reply's parsed form (fuzz/io/strict_json.hpp's JsonBudget) may take at most this much:
+  // tiny values cost about ten times their text, so a 64 MiB line could take 700 MB, and each
+  // --jobs worker parses its own. The largest concrete case's batch reply parses to ~25 MB.
+  size_t max_parsed_bytes = size_t{256} << 20;
   // Set (by SIGINT, SIGTERM or SIGHUP): waits end at once with an "interrupted" error and no
   // adapter is started; the caller, which set it, drops that result rather than report it.
   const std::atomic<bool>* stop = nullptr;

@@ -189,6 +189,16 @@ Result<int64_t> reply_id(const json& reply) {
   return read_int(reply["id"], "id", 0, std::numeric_limits<int64_t>::max());
 }
 
+std::string stored_error_text(std::string text) {
+  if (text.size() <= kMaxStoredErrorBytes) return text;
+  const size_t length = text.size();
+  size_t cut = kMaxStoredErrorBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // not inside a UTF-8 character
+  text.resize(cut);
+  text.shrink_to_fit();
+  return text + "... (" + std::to_string(length) + " bytes in all)";
+}
+
 Result<CaptureReply> read_capture_reply(const json& reply, const BufferShape& buffer) {
   CaptureReply out;
   R3_TRY(out.id, reply_id(reply));
@@ -206,7 +216,8 @@ Result<CaptureReply> read_capture_reply(const json& reply, const BufferShape& bu
     out.used_tp_all_gather = reply["tp_all_gather"].get<bool>();
   }
   if (reply.contains("error")) {
-    R3_TRY(out.error, read_string(reply["error"], "error"));
+    R3_TRY(std::string error, read_string(reply["error"], "error"));
+    out.error = stored_error_text(std::move(error));
     out.rejected = true;
     if (out.branch.empty()) out.branch = "error";
     return out;

@@ -58,6 +58,13 @@ struct RowWrite {
   std::vector<int32_t> values;  // top_k values
 };
 
+// A reply's "error" text is kept to this many bytes, cut at a character boundary and followed
+// by "... (N bytes in all)": it travels into every verdict, finding file, note and report, and
+// 4 KiB is far more than any exception message worth reading (docs/SECURITY.md).
+inline constexpr size_t kMaxStoredErrorBytes = 4096;
+// `text` cut as above (unchanged when it fits).
+std::string stored_error_text(std::string text);
+
 struct CaptureReply {
   int64_t id = 0;
   std::string branch;      // "" when the adapter did not say

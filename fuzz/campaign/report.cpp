@@ -5,13 +5,15 @@
 
 #include "reference/case_measure.hpp"
 #include "fuzz/campaign/shell_quote.hpp"
+#include "fuzz/io/terminal_text.hpp"
 
 namespace r3 {
 namespace {
 
 std::string counts_text(const std::map<std::string, int64_t>& counts) {
   std::string text;
-  for (const auto& [key, n] : counts) text += (text.empty() ? "" : ", ") + key + " " + std::to_string(n);
+  // Keys are branch names an adapter chose: data, escaped like every text the report takes from it.
+  for (const auto& [key, n] : counts) text += (text.empty() ? "" : ", ") + terminal_safe(key) + " " + std::to_string(n);
   return text.empty() ? "none" : text;
 }
 
@@ -48,7 +50,7 @@ namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
-  for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
+  for (const std::string& w : words) text += (text.empty() ? "" : ", ") + terminal_safe(w);
   return text;
 }
 
@@ -66,7 +68,7 @@ std::string findings_table(const CampaignReport& r) {
     const Finding& f = r.findings[i];
     rows.push_back({std::to_string(i + 1), std::string(to_string(f.severity)), std::string(to_string(f.verdict)),
                     joined(f.implementations), std::to_string(r.occurrences(f)),
-                    f.file.empty() ? "(not written: --out is off)" : f.file});
+                    f.file.empty() ? "(not written: --out is off)" : terminal_safe(f.file)});
   }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
@@ -90,12 +92,12 @@ std::string finding_details(const CampaignReport& r) {
     const Finding& f = r.findings[i];
     out += "  finding " + std::to_string(i + 1) + ": " + std::string(to_string(f.verdict)) + " (" +
            std::string(to_string(f.severity)) + ") in " + joined(f.implementations) + "\n";
-    out += "      " + f.detail + "\n";
+    out += "      " + terminal_safe(f.detail) + "\n";
     out += "      signatures: " + joined(signatures_of(r, f)) + "\n";
     if (!f.cause.empty()) out += "      root cause: " + f.cause + " (the patch of the proposed fix that repairs it)\n";
     out += "      reproducer: " + summarize(f.reproducer) + "\n";
-    out += "      replay: " + replay_command(f.file) + "\n";
-    out += "      export: " + export_command_text(f.file) + "\n";
+    out += "      replay: " + terminal_safe(replay_command(f.file)) + "\n";
+    out += "      export: " + terminal_safe(export_command_text(f.file)) + "\n";
   }
   return out;
 }
@@ -105,7 +107,7 @@ std::string finding_details(const CampaignReport& r) {
 std::string report_text(const CampaignReport& r, bool with_timing) {
   const Distribution& d = r.distribution;
   std::string impls;
-  for (const std::string& name : r.implementations) impls += (impls.empty() ? "" : ", ") + name;
+  for (const std::string& name : r.implementations) impls += (impls.empty() ? "" : ", ") + terminal_safe(name);
   std::string out = "r3fuzz run: seed " + std::to_string(r.options.seed) + ", mode " +
                     std::string(to_string(r.options.mode)) + ", budget " + budget_text(r.options) +
                     ", implementations " + impls + "\n";
@@ -116,8 +118,8 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
   out += "  by sp:      " + counts_text(d.sp) + "\n";
   out += "  by size:    " + counts_text(d.size) + "\n";
   out += "  by calls:   " + counts_text(d.calls) + "\n";
-  for (const auto& [impl, counts] : d.branch) out += "  branches of " + impl + ": " + counts_text(counts) + "\n";
-  for (const auto& [impl, counts] : d.verdict) out += "  verdicts of " + impl + ": " + counts_text(counts) + "\n";
+  for (const auto& [impl, counts] : d.branch) out += "  branches of " + terminal_safe(impl) + ": " + counts_text(counts) + "\n";
+  for (const auto& [impl, counts] : d.verdict) out += "  verdicts of " + terminal_safe(impl) + ": " + counts_text(counts) + "\n";
   int failing = 0, latent = 0;
   for (const Failure& f : r.failures) (f.severity == Severity::latent ? latent : failing)++;
   int failing_findings = 0, latent_findings = 0;
@@ -127,19 +129,19 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
          (r.failures.empty() ? "\n" : ":\n");
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const Failure& f = r.failures[i];
-    out += "  [" + std::to_string(i + 1) + "] " + f.signature.text() + " (" + std::string(to_string(f.severity)) +
+    out += "  [" + std::to_string(i + 1) + "] " + terminal_safe(f.signature.text()) + " (" + std::string(to_string(f.severity)) +
            ", " + std::to_string(f.occurrences) + " case" + (f.occurrences == 1 ? "" : "s") + ")\n";
-    out += "      " + f.detail + "\n";
+    out += "      " + terminal_safe(f.detail) + "\n";
     out += "      first: case #" + std::to_string(f.case_index) + " of seed " + std::to_string(r.options.seed) +
            ", judged " + std::string(to_string(f.judged_as)) + "\n";
-    out += "      finding " + std::to_string(f.finding + 1) + "; replay: " + replay_command(f) + "\n";
-    out += "      export: " + export_command_text(f.file) + "\n";
+    out += "      finding " + std::to_string(f.finding + 1) + "; replay: " + terminal_safe(replay_command(f)) + "\n";
+    out += "      export: " + terminal_safe(export_command_text(f.file)) + "\n";
   }
   if (with_timing) {
     const double secs = r.timing.elapsed_seconds;
     out += "timing: " + fixed(secs, 3) + " s, " + fixed(secs > 0 ? r.cases / secs : 0.0, 0) + " cases/s\n";
     for (const auto& [impl, s] : r.timing.first_failure_seconds)
-      out += "  first failure of " + impl + " after " + fixed(s, 6) + " s (" +
+      out += "  first failure of " + terminal_safe(impl) + " after " + fixed(s, 6) + " s (" +
              std::to_string(r.timing.first_failure_cases.at(impl)) + " cases)\n";
   }
   out += "result: " + std::to_string(failing_findings) + " failing and " + std::to_string(latent_findings) +

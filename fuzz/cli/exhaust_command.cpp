@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
 #include "fuzz/cli/number_flags.hpp"
@@ -106,7 +107,7 @@ Result<int> exhaust_command(ExhaustFlags f) {
   if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
 
   const std::string subject = a->name() + (b ? " against " + b->name() : " against the reference");
-  std::cout << "exhaust: " << subject << ", " << describe(f.bounds) << ", " << f.jobs << " jobs\n";
+  std::cout << "exhaust: " << terminal_safe(subject) << ", " << describe(f.bounds) << ", " << f.jobs << " jobs\n";
   char rate[96];
   std::snprintf(rate, sizeof rate, "%.2fs, %.0f cases/s", seconds, seconds > 0 ? r.cases / seconds : 0.0);
   if (!r.counterexample) {
@@ -115,7 +116,8 @@ Result<int> exhaust_command(ExhaustFlags f) {
   }
   std::cout << "smallest counterexample: case " << r.counterexample->position << " of the enumeration order ("
             << r.cases << " cases checked, " << rate << ")\n"
-            << case_to_json_text(r.counterexample->c) << r.counterexample->detail << "\n";
+            << terminal_safe(case_to_json_text(r.counterexample->c), true) << terminal_safe(r.counterexample->detail)
+            << "\n";
   return 1;
 }
 

@@ -242,6 +242,17 @@ ojson explanation_json(const Explanation& e) {
           {"policies", std::move(policies)}};
 }
 
+Status check_json_size(const Step& s) {
+  const int64_t ranks = int64_t{s.dp} * s.tp;
+  const int64_t per_rank = 1 + static_cast<int64_t>(s.calls.size()) * (1 + kExplainedPolicies);
+  const int64_t entries = ranks * per_rank;  // at most 2^16 ranks * (1 + 2^16 calls * 4): no overflow
+  if (entries <= kMaxJsonRankEntries) return ok_status();
+  return Error{"--json: this case's explanation lists " + std::to_string(entries) + " rank entries (" +
+               std::to_string(ranks) + " ranks, " + std::to_string(s.calls.size()) + " calls, " +
+               std::to_string(kExplainedPolicies) + " policies); at most " + std::to_string(kMaxJsonRankEntries) +
+               " are written as JSON. The text output (without --json) is bounded and shows this case"};
+}
+
 std::string explanation_text(const Explanation& e) {
   if (e.c.engine == Engine::sglang) return sglang_explanation_text(e);
   const Case& c = e.c;

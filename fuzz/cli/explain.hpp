@@ -33,6 +33,15 @@ Result<Explanation> explain_case(const Case& c);
 // (dp, tp) even when the step has no capture call (an all-idle DP-chunked step).
 nlohmann::ordered_json explanation_json(const Explanation& e);
 
+// explanation_json() is never cut, so its size is checked first, on the derived step alone
+// (before the policies are judged, which takes minutes on the largest cases): it lists dp*tp
+// ranks, and each rank again per call and per policy. More than kMaxJsonRankEntries such
+// entries (about half a GB of JSON in memory) is an error stating the count and the bound; the
+// text output stays bounded for every case (docs/SECURITY.md, memory budgets).
+inline constexpr int64_t kMaxJsonRankEntries = int64_t{1} << 20;
+inline constexpr int64_t kExplainedPolicies = 3;  // explain_case() judges vllm-50874, vllm-pre-50874, r3-fixed
+Status check_json_size(const Step& s);
+
 // The human report: tables of ranks, shards and padding, then each policy's decision. Bounded
 // whatever the case: a table longer than 64 rows folds runs of identical ranks and is cut at 64
 // lines, lists show 32 entries, at most 8 calls (and the last) print, and each cut says so.

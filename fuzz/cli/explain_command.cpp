@@ -6,6 +6,8 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/terminal_text.hpp"
+#include "reference/layout.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
@@ -19,6 +21,10 @@ struct ExplainFlags {
 // Exit 0 on a valid case whatever the verdicts: explain describes, it does not judge the run.
 Status explain_command(const ExplainFlags& f) {
   R3_TRY(Case c, read_case_file(f.case_path));
+  if (f.json) {
+    R3_TRY(const Step step, derive_step(c));
+    R3_TRY_STATUS(check_json_size(step));
+  }
   R3_TRY(Explanation e, explain_case(c));
   const ProfileStanding standing = standing_of(c);
   if (f.json) {
@@ -27,9 +33,9 @@ Status explain_command(const ExplainFlags& f) {
                       {"named", standing.named},
                       {"inside", !standing.outside},
                       {"outside_because", standing.outside ? nlohmann::json(*standing.outside) : nlohmann::json()}};
-    std::cout << doc.dump(2) << "\n";
+    std::cout << terminal_json(doc) << "\n";
   } else {
-    std::cout << "case: " << f.case_path << "\n" << standing.text() << "\n" << explanation_text(e);
+    std::cout << "case: " << terminal_safe(f.case_path) << "\n" << terminal_safe(standing.text()) << "\n" << explanation_text(e);
   }
   return ok_status();
 }

@@ -2,6 +2,7 @@
 // outcome into the exit code: 0 ok, 1 failures found, 2 usage or input error (an output that
 // could not be written included), 3 an internal error (a bug in r3fuzz).
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -11,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fuzz/adapter/descendants.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/stop_signals.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -85,6 +87,12 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Every signal that ends r3fuzz kills the adapters first (fuzz/cli/stop_signals.hpp).
   r3::install_signal_cleanup();
+  // A closed stdout pipe (r3fuzz run | head) is a write error main() reports (exit 2), not a
+  // SIGPIPE death (rc 141). Adapters get the default disposition back (fuzz/adapter/child_process.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
+  // Adapter descendants that call setsid() re-parent to r3fuzz, which kills and reaps them when
+  // their adapter goes (fuzz/adapter/descendants.hpp). Without it they would only escape.
+  r3::become_child_subreaper();
   const int code = run(argc, argv);
   if (auto error = stdout_write_error()) {
     std::cerr << *error << "\n";

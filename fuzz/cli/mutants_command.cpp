@@ -4,10 +4,13 @@
 // equivalent is killed, 1 when one survives, 2 on bad input.
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/io/new_file.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
 #include "fuzz/cli/number_flags.hpp"
@@ -44,6 +47,12 @@ Result<int> mutants_command(MutantsFlags f) {
   }
   if (f.options.max_cases < 1) return Error{"--max-cases: must be at least 1, got " + std::to_string(f.options.max_cases)};
   if (f.options.jobs < 1) return Error{"--jobs: must be at least 1, got " + std::to_string(f.options.jobs)};
+  // Seeds first_seed .. first_seed + seeds - 1 must not wrap past 2^64-1 to seed 0.
+  if (f.options.first_seed > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(f.options.seeds - 1)) {
+    return Error{"--first-seed: " + std::to_string(f.options.first_seed) + " with --seeds " +
+                 std::to_string(f.options.seeds) + " would wrap past " +
+                 std::to_string(std::numeric_limits<uint64_t>::max()) + " (the last seed)"};
+  }
   f.options.shrink = !f.no_shrink;
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
   // A carrier that is no implementation would measure nothing and report a perfect kill rate.
@@ -71,16 +80,19 @@ Result<int> mutants_command(MutantsFlags f) {
     }
   }
   if (f.json) {
-    std::cout << mutants_json(rows, f.options).dump(2) << "\n";
+    std::cout << terminal_json(mutants_json(rows, f.options)) << "\n";
   } else {
-    std::cout << mutants_text(rows, f.options);
+    std::cout << terminal_safe(mutants_text(rows, f.options), true);
   }
   if (!f.markdown.empty()) {
-    std::ofstream out(f.markdown);
-    out << mutants_markdown(rows, f.options);
-    if (!out) return Error{"--markdown: cannot write " + f.markdown};
+    // A new file renamed over the name: a full disk is an error and leaves no empty file.
+    if (Status s = write_new_file(f.markdown, mutants_markdown(rows, f.options)); !s.ok())
+      return Error{"--markdown " + s.error().message};
   }
-  return summarize(rows).survived > 0 ? 1 : 0;
+  const MutantsSummary summary = summarize(rows);
+  // Nothing measured is no result: a 0-of-0 kill rate must not pass as success.
+  if (summary.measured == 0) return Error{"no mutant could be measured: every carrier and fault asked for is unavailable (listed above)"};
+  return summary.survived > 0 ? 1 : 0;
 }
 
 }  // namespace

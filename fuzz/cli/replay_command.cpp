@@ -27,22 +27,53 @@ struct ReplayFlags {
   std::string junit;  // --junit FILE ("" = none)
 };
 
+// Why a directory entry named *.json cannot be replayed ("a symbolic link loop", "a dangling
+// symbolic link", "not a regular file (a FIFO)", "is a directory"), or "" for a regular file.
+std::string unreplayable(const std::filesystem::directory_entry& entry) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status target = entry.status(ec);  // follows symbolic links
+  if (ec) {
+    if (ec == std::errc::too_many_symbolic_link_levels) return "a symbolic link loop (" + ec.message() + ")";
+    if (ec == std::errc::no_such_file_or_directory) return "a dangling symbolic link";
+    return "cannot be read: " + ec.message();
+  }
+  switch (target.type()) {
+    case fs::file_type::regular: return "";
+    case fs::file_type::directory: return "is a directory";
+    case fs::file_type::fifo: return "not a regular file (a FIFO)";
+    case fs::file_type::socket: return "not a regular file (a socket)";
+    case fs::file_type::character:
+    case fs::file_type::block: return "not a regular file (a device)";
+    case fs::file_type::not_found: return "a dangling symbolic link";
+    default: return "not a regular file";
+  }
+}
+
 // Files named on the command line, and every *.json directly inside a named directory, sorted.
-// A path that cannot be read goes to `bad` (the others still run).
+// A path or entry that cannot be read goes to `bad` (the others still run): a directory entry
+// named *.json that is no regular file is reported, never skipped in silence.
 std::vector<std::string> case_files(const std::vector<std::string>& paths, std::vector<std::string>& bad) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
-      std::vector<std::string> inside;
-      for (const auto& entry : std::filesystem::directory_iterator(path, ec))
-        if (entry.is_regular_file() && entry.path().extension() == ".json") inside.push_back(entry.path().string());
+      std::vector<std::string> inside, refused;
+      for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator();
+           it.increment(ec)) {
+        if (it->path().extension() != ".json") continue;
+        const std::string why = unreplayable(*it);
+        if (why.empty()) inside.push_back(it->path().string());
+        else refused.push_back(it->path().string() + ": cannot be replayed: " + why);
+      }
       if (ec) {
         bad.push_back(path + ": cannot list the directory: " + ec.message());
         continue;
       }
       std::sort(inside.begin(), inside.end());
+      std::sort(refused.begin(), refused.end());
       files.insert(files.end(), inside.begin(), inside.end());
+      bad.insert(bad.end(), refused.begin(), refused.end());
     } else if (std::filesystem::exists(path, ec)) {
       files.push_back(path);
     } else {
@@ -83,10 +114,12 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   std::vector<std::string> bad;
   const std::vector<std::string> files = case_files(f.paths, bad);
   if (files.empty() && bad.empty()) return input_error("no case files (*.json) in " + f.paths.front());
-  for (const std::string& message : bad) std::cerr << "r3fuzz replay: " << message << "\n";
+  // File names, notes, implementation names and details are data: every one printed goes
+  // through terminal_safe() (docs/SECURITY.md); the JUnit report escapes them for XML.
+  for (const std::string& message : bad) std::cerr << "r3fuzz replay: " << terminal_safe(message) << "\n";
   JunitSuite junit{"r3fuzz replay", {}};
   auto bad_file = [&](std::string message) {
-    std::cerr << "r3fuzz replay: " << message << "\n";
+    std::cerr << "r3fuzz replay: " << terminal_safe(message) << "\n";
     junit.cases.push_back({"r3fuzz.replay", message, std::nullopt, message, message + "\n"});
     bad.push_back(std::move(message));
   };
@@ -94,6 +127,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   int unexpected = 0, checked = 0;
   std::vector<std::string> refused;  // files whose expect.impl would start a program
   for (const std::string& file : files) {
+    const std::string shown = terminal_safe(file);
     const Result<Case> c = read_case_file(file);
     if (!c.ok()) {
       bad_file(c.error().message);
@@ -106,7 +140,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     }
     // Judged all the same: a case outside the profile it names is still a valid case.
     if (const ProfileStanding standing = standing_of(*c); standing.outside) {
-      std::cout << file << ": " << standing.text() << "\n";
+      std::cout << shown << ": " << terminal_safe(standing.text()) << "\n";
     }
     std::vector<std::string> names = f.impls;
     if (names.empty()) {
@@ -116,8 +150,8 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     // Files are data, never commands (docs/SECURITY.md): a file's expect.impl that would start a
     // program runs only when the command line says so. The file is reported; the others still run.
     if (f.impls.empty() && c->expect && names_external_command(c->expect->impl) && !f.allow_external_from_files) {
-      refused.push_back(file + ": " + terminal_safe(external_from_file_refusal(c->expect->impl)));
-      std::cout << file << ": not run: needs --allow-external-from-files\n";
+      refused.push_back(shown + ": " + terminal_safe(external_from_file_refusal(c->expect->impl)));
+      std::cout << shown << ": not run: needs --allow-external-from-files\n";
       continue;
     }
     for (const std::string& name : names) {
@@ -138,8 +172,8 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       const Judgement j = judge_case(**impl, *c, *step, *how);
       const std::string got = outcome_text(j.verdict, j.severity);
       const int unexpected_before = unexpected;
-      std::cout << file << ": " << name << ": " << got;
-      if (j.failed()) std::cout << " [" << signature_of(j, *c).text() << "]";
+      std::cout << shown << ": " << terminal_safe(name) << ": " << got;
+      if (j.failed()) std::cout << " [" << terminal_safe(signature_of(j, *c).text()) << "]";
       std::cout << " (" << to_string(*how) << ")";
       if (c->expect && c->expect->impl == name) {
         ++checked;
@@ -156,7 +190,7 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       }
       std::cout << "\n";
       if (j.failed()) {
-        std::cout << "  " << j.detail << "\n";
+        std::cout << "  " << terminal_safe(j.detail) << "\n";
         std::cout << "  replay: " << terminal_safe(r3::replay_command(file)) << "\n"
                   << "  export: " << terminal_safe(export_command_text(file)) << "\n";
       }

@@ -19,6 +19,7 @@
 #include "fuzz/cli/output_dir.hpp"
 #include "fuzz/cli/stop_signals.hpp"
 #include "fuzz/campaign/junit.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
 
 namespace r3 {
@@ -163,7 +164,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   if (tty) std::cerr << "\n";
   if (!report.ok()) return usage_error(report.error().message);
   if (f.json) {
-    std::cout << report_json(*report, f.timing).dump(2) << "\n";
+    std::cout << terminal_json(report_json(*report, f.timing)) << "\n";
   } else {
     std::cout << report_text(*report, f.timing);
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,6 +20,8 @@
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/input_file.hpp"
+#include "fuzz/io/new_file.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/seed/seed.hpp"
 
@@ -59,11 +62,7 @@ Result<std::vector<fs::path>> expand(const std::vector<std::string>& inputs, boo
 }
 
 Status write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return Error{path.string() + ": cannot open for writing: " + std::strerror(errno)};
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return Error{path.string() + ": cannot write"};
-  return ok_status();
+  return write_new_file(path.string(), {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
 // Output names come from input file names r3fuzz did not choose: kept inside --out, made to fit.
@@ -71,9 +70,25 @@ Result<fs::path> converted_path(const SeedArgs& a, const fs::path& input, std::s
   return output_path_inside(a.out, file_name_from_text(input.stem().string(), extension));
 }
 
+// Two inputs with one output name (dir/a/x.json and dir/b/x.json both make x.bin) are an error
+// before anything is written: one would silently replace the other.
+Status check_distinct_outputs(const std::vector<fs::path>& files, std::string_view extension) {
+  std::map<std::string, fs::path> first;
+  for (const fs::path& file : files) {
+    const std::string name = file_name_from_text(file.stem().string(), extension);
+    const auto [it, fresh] = first.emplace(name, file);
+    if (!fresh) {
+      return Error{file.string() + " and " + it->second.string() + " would both be written as " + name +
+                   " (nothing was converted: rename one, or convert them into different --out folders)"};
+    }
+  }
+  return ok_status();
+}
+
 Result<int> convert(const SeedArgs& a) {
   int written = 0;
   R3_TRY(std::vector<fs::path> files, expand(a.inputs, a.to_binary));
+  R3_TRY_STATUS(check_distinct_outputs(files, a.to_binary ? ".bin" : ".json"));
   for (const fs::path& file : files) {
     if (a.to_binary) {
       R3_TRY(Case c, read_case_file(file.string()));
@@ -94,7 +109,11 @@ Result<int> convert(const SeedArgs& a) {
 Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& duplicates) {
   Result<Deployment> read = read_deployment_file(a.deployment);
   if (!read) return Error{"--deployment " + read.error().message};
-  const Deployment& d = *read;
+  Deployment& d = *read;
+  // The note is attached to each case as it is written, not copied into every case before
+  // duplicates go: memory stays one case's worth of note whatever the traffic and log hold.
+  const std::string note = std::move(d.note);
+  d.note.clear();
   // Metadata logs are vLLM's DP metadata (num_tokens_across_dp, local_sizes); SGLang has no
   // such per-step record to replay, so an SGLang deployment seeds from its traffic only.
   if (!a.log.empty() && d.engine == Engine::sglang) {
@@ -118,13 +137,15 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
       errors.push_back(a.deployment + ": a case " + fitted.error().message);
       continue;
     }
-    const Case& c = *fitted;
+    Case& c = *fitted;
     R3_TRY(const fs::path file, output_path_inside(a.out, seed_file_name(d.name, c)));
     if (!seen.insert(canonical_key(c)).second || fs::exists(file)) {
       ++duplicates;
       continue;
     }
+    c.note += note;  // "" or "metadata log line N; ", then the deployment's note
     R3_TRY_STATUS(write_case_file(file.string(), c));
+    c.note.clear();
     ++written;
   }
   return written;
@@ -143,14 +164,14 @@ void run(const SeedArgs& a, CommandOutcome& outcome) {
   if (a.deployment.empty()) {
     auto n = convert(a);
     if (!n) return fail(n.error().message);
-    std::cout << "r3fuzz seed: converted " << *n << " file(s) into " << a.out << "\n";
+    std::cout << "r3fuzz seed: converted " << *n << " file(s) into " << terminal_safe(a.out) << "\n";
     return;
   }
   std::vector<std::string> errors;
   int duplicates = 0;
   auto n = seed(a, errors, duplicates);
   if (!n) return fail(n.error().message);
-  std::cout << "r3fuzz seed: wrote " << *n << " case(s) into " << a.out << " (" << duplicates << " duplicate(s) skipped)\n";
+  std::cout << "r3fuzz seed: wrote " << *n << " case(s) into " << terminal_safe(a.out) << " (" << duplicates << " duplicate(s) skipped)\n";
   if (!errors.empty()) {
     std::string message = std::to_string(errors.size()) + " step(s) not seeded:";
     for (const std::string& e : errors) message += "\n  " + e;

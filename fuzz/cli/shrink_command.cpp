@@ -2,7 +2,13 @@
 // case with the same bug signature, written out with a regression entry and a ready-to-paste
 // GoogleTest TEST. Exit 0 when it shrank a failing case or the case does not fail (nothing
 // to shrink: nothing failed), 2 for bad input.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <stop_token>
+#include <thread>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -18,6 +24,7 @@
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/input_file.hpp"
+#include "fuzz/io/new_file.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "reference/case_measure.hpp"
@@ -57,6 +64,15 @@ Result<Case> load_case(const ShrinkFlags& f) {
   return c;
 }
 
+// An implementation error about a name taken from the case's "expect.impl": the file is to
+// blame, not --impl ("--impl bogus: ..." reads "CASE.json: expect.impl bogus: ...").
+Error blame_the_file(const Error& e, const ShrinkFlags& f) {
+  const std::string source = f.input.empty() ? f.from_bytes : f.input;
+  constexpr std::string_view kFlag = "--impl ";
+  if (!e.message.starts_with(kFlag)) return e;
+  return Error{source + ": expect.impl " + e.message.substr(kFlag.size())};
+}
+
 // --impl (IMPL or IMPL+FAULT) and --fault, or the case's own "expect" (a regression entry
 // names IMPL+FAULT).
 Result<ImplementationSpec> implementation_spec(const ShrinkFlags& f, const Case& c) {
@@ -71,27 +87,43 @@ Result<ImplementationSpec> implementation_spec(const ShrinkFlags& f, const Case&
     }
     text = c.expect->impl;
   }
-  R3_TRY(ImplementationName name, parse_implementation_name(text));
+  Result<ImplementationName> parsed = parse_implementation_name(text);
+  if (!parsed.ok()) return f.impl.empty() ? blame_the_file(parsed.error(), f) : parsed.error();
+  ImplementationName name = std::move(parsed).value();
   R3_TRY(name, with_fault_flag(std::move(name), f.fault));
   const std::string fault = name.fault == Fault::none ? "" : std::string(to_string(name.fault));
   return ImplementationSpec{name.base, fault, f.backend};
 }
 
-Result<std::unique_ptr<Implementation>> build(const ImplementationSpec& spec) {
+Result<std::unique_ptr<Implementation>> build(const ImplementationSpec& spec, const std::atomic<bool>* time_up) {
   ImplementationOptions options;
   options.backend = spec.backend;
   options.fault = spec.fault;
+  options.stop = time_up;  // an external adapter's wait ends within 50 ms of it
   return make_implementation(spec.name, options);
 }
 
-Status write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) return Error{path.string() + ": cannot open for writing: " + std::strerror(errno)};
-  out << text;
-  out.close();
-  if (!out) return Error{path.string() + ": cannot write"};
-  return ok_status();
-}
+// Sets `time_up` once `seconds` have passed (or never, when destroyed first). The shrinker checks
+// its clock only between judgements; a slow adapter's reply must not carry it far past
+// --max-seconds, so the adapter's waits are cut at the deadline too.
+class Deadline {
+ public:
+  explicit Deadline(double seconds)
+      : thread_([this, seconds](std::stop_token stop) {
+          std::unique_lock lock(mutex_);
+          const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+          wake_.wait_until(lock, stop, until, [] { return false; });  // ends at `until` or when stopped
+          if (!stop.stop_requested()) time_up_ = true;
+        }) {}
+  const std::atomic<bool>* flag() const { return &time_up_; }
+  bool passed() const { return time_up_.load(); }
+
+ private:
+  std::atomic<bool> time_up_{false};
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  std::jthread thread_;  // last: joined (and stopped) before the members it uses go
+};
 
 int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   auto input_error = [&](const Error& e) {
@@ -105,8 +137,9 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   if (!input.ok()) return input_error(input.error());
   Result<ImplementationSpec> spec = implementation_spec(f, *input);
   if (!spec.ok()) return input_error(spec.error());
-  Result<std::unique_ptr<Implementation>> impl = build(*spec);
-  if (!impl.ok()) return input_error(impl.error());
+  const Deadline deadline(f.max_seconds);
+  Result<std::unique_ptr<Implementation>> impl = build(*spec, deadline.flag());
+  if (!impl.ok()) return input_error(f.impl.empty() ? blame_the_file(impl.error(), f) : impl.error());
   Result<JudgeMode> how = judge_mode_for(**impl, *input, f.mode);
   if (!how.ok()) return input_error(how.error());
 
@@ -115,13 +148,17 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   options.max_judgements = f.max_judgements;
   options.allow_path_change = f.allow_path_change;
   options.profile = f.profile.value_or(profile_of(*input));
-  options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  options.progress = [](const std::string& line) { std::cerr << terminal_safe(line) << "\n"; };
   const std::string source = f.input.empty() ? f.from_bytes : f.input;
   Result<ShrinkResult> shrunk = shrink_case(*input, judge_with(**impl, *how), options);
   if (!shrunk.ok()) return input_error(Error{source + ": " + shrunk.error().message});
   const std::string impl_name = (*impl)->name();
+  if (deadline.passed() && shrunk->stats.judged == 0 && shrunk->judgement.verdict == Verdict::adapter_error) {
+    return input_error(Error{source + ": --max-seconds " + std::to_string(f.max_seconds) +
+                             " ran out before the case was judged once (a slow adapter)"});
+  }
   if (shrunk->stop == ShrinkStop::not_failing) {
-    std::cout << source << " passes on " << impl_name << " (judged " << to_string(*how)
+    std::cout << terminal_safe(source) << " passes on " << terminal_safe(impl_name) << " (judged " << to_string(*how)
               << "): nothing to shrink\n";
     return 0;
   }
@@ -148,19 +185,26 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
   for (const Result<fs::path>* p : {&case_file, &entry_file, &test_file})
     if (!p->ok()) return input_error(p->error());
   for (Status s : {write_case_file(case_file->string(), minimal), write_case_file(entry_file->string(), entry),
-                   write_text(*test_file, test)}) {
+                   write_new_file(test_file->string(), test)}) {
     if (!s.ok()) return input_error(s.error());
   }
 
-  std::cout << "shrunk " << source << " (" << shrunk->signature.text() << ", "
+  // The signature and detail hold an adapter's branch and error texts: escaped like every printer's data.
+  std::cout << "shrunk " << terminal_safe(source) << " (" << terminal_safe(shrunk->signature.text()) << ", "
             << to_string(j.severity) << ", stopped at " << to_string(shrunk->stop) << ")\n"
             << "  from: " << summarize(*input) << "\n"
             << "  to:   " << summarize(shrunk->minimal) << "\n"
-            << "  " << j.detail << "\n"
-            << "wrote " << case_file->string() << ", " << entry_file->string() << ", " << test_file->string() << "\n"
-            << "  replay: " << replay_command(entry_file->string()) << "\n"
-            << "  export: " << export_command_text(entry_file->string()) << "\n\n"
-            << test;
+            << "  " << terminal_safe(j.detail) << "
+"
+            << "wrote " << terminal_safe(case_file->string()) << ", " << terminal_safe(entry_file->string()) << ", "
+            << terminal_safe(test_file->string()) << "
+"
+            << "  replay: " << terminal_safe(replay_command(entry_file->string())) << "
+"
+            << "  export: " << terminal_safe(export_command_text(entry_file->string())) << "
+
+"
+            << terminal_safe(test, true);
   return 0;
 }
 

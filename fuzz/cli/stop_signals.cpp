@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "fuzz/adapter/child_groups.hpp"
+#include "fuzz/adapter/descendants.hpp"
 
 namespace r3 {
 namespace {
@@ -16,6 +17,7 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 extern "C" void on_stop_signal(int sig) {
   if (g_stop_cleanly.load() && !g_stop_requested.exchange(true)) return;
   kill_child_groups();
+  kill_children_before_dying();  // what left a group (setsid) and re-parented to r3fuzz goes too
   // Default action, delivered when the handler returns (the signal is blocked until then).
   ::signal(sig, SIG_DFL);
   ::raise(sig);

@@ -428,7 +428,7 @@ BinaryLimits full_binary_limits() {
   l.max_dp_chunk = limits::kMaxRows;
   l.max_metadata_entries = limits::kMaxMetadataEntries;
   l.max_metadata_value = limits::kMaxRows;
-  l.max_text = 1 << 20;
+  l.max_text = static_cast<size_t>(limits::kMaxTextBytes);
   return l;
 }
 

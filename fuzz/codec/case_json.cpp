@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "fuzz/io/input_file.hpp"
+#include "fuzz/io/new_file.hpp"
 #include "fuzz/io/strict_json.hpp"
+#include "reference/limits.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -161,12 +163,20 @@ Result<MetadataOverride> read_metadata(const json& v) {
   return m;
 }
 
+// Texts the binary format could not carry are refused here, so every case read round-trips.
+Status check_text_size(const std::string& text, std::string_view field) {
+  if (static_cast<int64_t>(text.size()) <= limits::kMaxTextBytes) return ok_status();
+  return Error{std::string(field) + ": " + std::to_string(text.size()) + " bytes, at most " +
+               std::to_string(limits::kMaxTextBytes) + " (1 MiB, the binary case format's limit)"};
+}
+
 Result<Expectation> read_expect(const json& v) {
   R3_TRY(ObjectReader o, ObjectReader::open(v, "expect", {"impl", "verdict", "severity"}));
   Expectation e;
   R3_TRY(const json* impl, o.require("impl"));
   R3_TRY(e.impl, read_string(*impl, o.path("impl")));
   if (e.impl.empty()) return Error{"expect.impl: must name an implementation, got an empty string"};
+  R3_TRY_STATUS(check_text_size(e.impl, "expect.impl"));
   R3_TRY(const json* verdict, o.require("verdict"));
   R3_TRY(const std::string verdict_text, read_string(*verdict, o.path("verdict")));
   auto parsed_verdict = parse_verdict(verdict_text);
@@ -318,6 +328,7 @@ Result<Case> read_case(const json& doc) {
   }
   if (const json* note = o.find("note")) {
     R3_TRY(c.note, read_string(*note, "note"));
+    R3_TRY_STATUS(check_text_size(c.note, "note"));
   }
   if (const json* expect = o.find("expect")) {
     R3_TRY(c.expect, read_expect(*expect));
@@ -520,16 +531,7 @@ Result<Case> read_case_file(const std::string& path) {
 }
 
 Status write_case_file(const std::string& path, const Case& c) {
-  try {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{path + ": cannot open for writing: " + std::strerror(errno)};
-    out << case_to_json_text(c);
-    out.flush();
-    if (!out) return Error{path + ": write failed"};
-    return ok_status();
-  } catch (const std::exception& e) {
-    return Error{path + ": write failed: " + e.what()};
-  }
+  return write_new_file(path, case_to_json_text(c));  // a new file, renamed over the name
 }
 
 }  // namespace r3

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace r3 {
 
 // `text` with every control character (below 0x20, and 0x7f) written as \n, \r, \t or \xNN.
@@ -12,5 +14,11 @@ namespace r3 {
 // backslash moves no cursor. With keep_newlines, '\n' passes through (for multi-line messages
 // r3fuzz composes itself).
 std::string terminal_safe(std::string_view text, bool keep_newlines = false);
+
+// A JSON document as printed by --json: dump(indent) with control characters escaped (JSON
+// escapes those below 0x20; DEL is written as \u007f too) and invalid UTF-8 replaced by
+// U+FFFD rather than thrown on, so no byte from data moves the cursor.
+std::string terminal_json(const nlohmann::json& doc, int indent = 2);
+std::string terminal_json(const nlohmann::ordered_json& doc, int indent = 2);
 
 }  // namespace r3

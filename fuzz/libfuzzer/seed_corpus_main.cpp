@@ -12,6 +12,7 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/new_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -38,10 +39,8 @@ r3::Status convert(const fs::path& file, const fs::path& out_dir) {
   R3_TRY(r3::Case c, r3::read_case_file(file.string()));
   const std::vector<uint8_t> bytes = r3::case_to_binary(c);
   const fs::path out = out_dir / (file.stem().string() + ".bin");
-  std::ofstream stream(out, std::ios::binary);
-  stream.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!stream) return r3::Error{out.string() + ": cannot write"};
-  return r3::ok_status();
+  // A new file renamed over the name, like every output of r3fuzz (docs/SECURITY.md rule 2).
+  return r3::write_new_file(out.string(), {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
 }  // namespace

@@ -41,9 +41,11 @@ std::string kills_cell(const MutantResult& r) {
 }
 
 std::string settings(const MutantsOptions& o) {
+  // The equivalence search runs under --profile (measure_mutant sets it): the label says so.
+  ExhaustBounds bounds = o.equivalence_bounds;
+  bounds.profile = o.profile;
   return std::to_string(o.seeds) + " seeds from " + std::to_string(o.first_seed) + ", at most " +
-         std::to_string(o.max_cases) + " generated cases per seed; equivalence by exhaust " +
-         describe(o.equivalence_bounds);
+         std::to_string(o.max_cases) + " generated cases per seed; equivalence by exhaust " + describe(bounds);
 }
 
 }  // namespace
@@ -87,7 +89,8 @@ std::string mutants_text(const std::vector<MutantResult>& rows, const MutantsOpt
   const MutantsSummary s = summarize(rows);
   out += "\n" + std::to_string(s.killed) + " killed, " + std::to_string(s.equivalent) + " equivalent, " +
          std::to_string(s.survived) + " survived of " + std::to_string(s.measured) + " measured; kill rate " +
-         fixed(100 * s.kill_rate(), 1) + "% of non-equivalent mutants\n";
+         (s.has_kill_rate() ? fixed(100 * s.kill_rate(), 1) + "% of non-equivalent mutants\n"
+                            : std::string("n/a (no non-equivalent mutant was measured)\n"));
   return out;
 }
 
@@ -115,7 +118,8 @@ nlohmann::json mutants_json(const std::vector<MutantResult>& rows, const Mutants
   }
   const MutantsSummary s = summarize(rows);
   doc["summary"] = {{"measured", s.measured}, {"killed", s.killed},       {"equivalent", s.equivalent},
-                    {"survived", s.survived}, {"kill_rate", s.kill_rate()}};
+                    {"survived", s.survived},
+                    {"kill_rate", s.has_kill_rate() ? nlohmann::json(s.kill_rate()) : nlohmann::json(nullptr)}};
   return doc;
 }
 
@@ -139,7 +143,8 @@ std::string mutants_markdown(const std::vector<MutantResult>& rows, const Mutant
   }
   const MutantsSummary s = summarize(rows);
   out += "\nKill rate: " + std::to_string(s.killed) + " of " + std::to_string(s.measured - s.equivalent) +
-         " non-equivalent mutants (" + fixed(100 * s.kill_rate(), 1) + "%); " + std::to_string(s.equivalent) +
+         " non-equivalent mutants (" + (s.has_kill_rate() ? fixed(100 * s.kill_rate(), 1) + "%" : std::string("n/a")) +
+         "); " + std::to_string(s.equivalent) +
          " equivalent, " + std::to_string(s.survived) + " survived.\n";
   return out;
 }

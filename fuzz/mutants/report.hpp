@@ -18,6 +18,9 @@ struct MutantsSummary {
   int survived = 0;     // not killed, yet exhaust tells them apart: a gap in the harness
   // killed / (measured - equivalent); 1 when every non-equivalent mutant is killed.
   double kill_rate() const;
+  // False when no non-equivalent mutant was measured (an unavailable carrier such as
+  // gpu+no-trim): the reports then say "n/a", never a 100% kill rate from 0 mutants.
+  bool has_kill_rate() const { return measured - equivalent > 0; }
 };
 
 MutantsSummary summarize(const std::vector<MutantResult>& rows);

@@ -1,6 +1,7 @@
 #include "fuzz/seed/seed.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/strict_json.hpp"
+#include "reference/limits.hpp"
 #include "reference/layout.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
@@ -22,6 +24,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::string_view kDeploymentFormat = "r3fuzz-deployment/1";
+// 64 bytes under a case's limit: room for the "metadata log line N; " of a log case.
+constexpr int64_t kMaxDeploymentNoteBytes = limits::kMaxTextBytes - 64;
 
 std::vector<int64_t> vllm_default_capture_sizes() {
   std::vector<int64_t> sizes = {1, 2, 4};
@@ -34,6 +38,11 @@ Result<std::vector<int64_t>> int_list(const json& v, const std::string& name) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_number_integer()) return Error{name + "[" + std::to_string(i) + "]: expected an integer"};
+    // get<int64_t>() of 2^64-1 is -1: a message would then quote a number the file never held.
+    if (v[i].is_number_unsigned() && v[i].get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return Error{name + "[" + std::to_string(i) + "]: " + std::to_string(v[i].get<uint64_t>()) +
+                   " is out of range for a 64-bit integer"};
+    }
     out.push_back(v[i].get<int64_t>());
   }
   return out;
@@ -133,6 +142,12 @@ Status read_label(const std::string& key, const json& v, Deployment& d) {
   (key == "name" ? d.name : d.note) = v.get<std::string>();
   // The name becomes file names under --out: a safe set of characters, never a path.
   if (key == "name") R3_TRY_STATUS(check_safe_name(d.name, "name"));
+  // The note goes into every case, which must stay readable (limits::kMaxTextBytes), with
+  // room for the "metadata log line N; " a log case adds in front.
+  if (key == "note" && static_cast<int64_t>(d.note.size()) > kMaxDeploymentNoteBytes) {
+    return Error{"note: " + std::to_string(d.note.size()) + " bytes, at most " +
+                 std::to_string(kMaxDeploymentNoteBytes) + " (a case's note is at most 1 MiB)"};
+  }
   return ok_status();
 }
 

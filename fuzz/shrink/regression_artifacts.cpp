@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/io/source_text.hpp"
 
 namespace r3 {
 namespace {
@@ -22,17 +23,8 @@ std::string camel(std::string_view text) {
   return out;
 }
 
-// C++ string literal of plain text (names and verdicts only: no escapes needed beyond these).
-std::string cpp_literal(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-// A raw-string delimiter the JSON text cannot end early.
+// A raw-string delimiter the JSON text cannot end early (JSON text has no raw line ends or
+// control bytes, so the delimiter is the one way out of the literal).
 std::string raw_delimiter(const std::string& text) {
   std::string delimiter = "r3case";
   for (int i = 0; text.find(")" + delimiter + "\"") != std::string::npos; ++i) delimiter = "r3case" + std::to_string(i);
@@ -66,8 +58,10 @@ std::string regression_test_text(const Case& entry, const Judgement& judgement, 
   const std::string json = case_to_json_text(entry);
   const std::string delimiter = raw_delimiter(json);
   std::string t;
-  t += "// Regression: " + signature.text() + (spec.fault.empty() ? "" : " with fault " + spec.fault) +
-       ", minimized by r3fuzz shrink.\n";
+  // The signature holds the adapter's branch: data, kept inside the comment (fuzz/io/source_text.hpp).
+  t += cpp_line_comment("Regression: " + signature.text() + (spec.fault.empty() ? "" : " with fault " + spec.fault) +
+                        ", minimized by r3fuzz shrink.") +
+       "\n";
   t += "// Needs #include \"fuzz/codec/case_json.hpp\", \"fuzz/shrink/implementation_judge.hpp\" and\n";
   t += "// \"fuzz/implementations/registry.hpp\"; links r3fuzz_shrink and r3fuzz_implementations.\n";
   t += "TEST(Regression, " + regression_test_name(signature, spec.fault) + ") {\n";
@@ -75,15 +69,15 @@ std::string regression_test_text(const Case& entry, const Judgement& judgement, 
   t += "  const r3::Result<r3::Case> c = r3::case_from_json_text(kCase);\n";
   t += "  ASSERT_TRUE(c.ok()) << c.error().message;\n";
   t += "  r3::ImplementationOptions options;\n";
-  if (!spec.backend.empty()) t += "  options.backend = " + cpp_literal(spec.backend) + ";\n";
-  t += "  auto impl = r3::make_implementation(" + cpp_literal(full_name(spec)) + ", options);\n";
+  if (!spec.backend.empty()) t += "  options.backend = " + cpp_string_literal(spec.backend) + ";\n";
+  t += "  auto impl = r3::make_implementation(" + cpp_string_literal(full_name(spec)) + ", options);\n";
   t += "  ASSERT_TRUE(impl.ok()) << impl.error().message;\n";
   t += "  const r3::Result<r3::Judgement> j = r3::judge_with(**impl, r3::JudgeMode::" + std::string(to_string(how)) +
        ")(*c);\n";
   t += "  ASSERT_TRUE(j.ok()) << j.error().message;\n";
-  t += "  EXPECT_EQ(r3::to_string(j->verdict), " + cpp_literal(to_string(judgement.verdict)) + ") << j->detail;\n";
-  t += "  EXPECT_EQ(r3::to_string(j->severity), " + cpp_literal(to_string(judgement.severity)) + ");\n";
-  t += "  EXPECT_EQ(j->branch, " + cpp_literal(judgement.branch) + ");\n";
+  t += "  EXPECT_EQ(r3::to_string(j->verdict), " + cpp_string_literal(to_string(judgement.verdict)) + ") << j->detail;\n";
+  t += "  EXPECT_EQ(r3::to_string(j->severity), " + cpp_string_literal(to_string(judgement.severity)) + ");\n";
+  t += "  EXPECT_EQ(j->branch, " + cpp_string_literal(judgement.branch) + ");\n";
   t += "}\n";
   return t;
 }

@@ -134,5 +134,18 @@ TEST(Protocol, ReplaySizingsFollowTheSpec) {
   EXPECT_EQ(replay_rows_for(ReplaySizing::dispatch_group, c), 32);
 }
 
+// Issue 22 item 14: a 50 MB error text is kept cut, its length stated, at a character boundary.
+TEST(Protocol, LongErrorTextsAreStoredCut) {
+  EXPECT_EQ(stored_error_text("short"), "short");
+  const std::string kept = stored_error_text(std::string(50000000, 'E'));
+  EXPECT_EQ(kept, std::string(kMaxStoredErrorBytes, 'E') + "... (50000000 bytes in all)");
+  const std::string accented = stored_error_text(std::string(kMaxStoredErrorBytes - 1, 'a') + "\xc3\xa9 more");
+  EXPECT_EQ(accented, std::string(kMaxStoredErrorBytes - 1, 'a') + "... (" + std::to_string(kMaxStoredErrorBytes + 6) +
+                          " bytes in all)");
+  const auto reply = read_capture_reply(nlohmann::json{{"id", 1}, {"error", std::string(10000, 'x')}}, {4, 2, 1});
+  ASSERT_TRUE(reply.ok()) << reply.error().message;
+  EXPECT_EQ(reply->error.size(), kMaxStoredErrorBytes + std::string("... (10000 bytes in all)").size());
+}
+
 }  // namespace
 }  // namespace r3

@@ -32,5 +32,21 @@ TEST(StrictJson, SyntaxErrorsCarryThePrefix) {
   EXPECT_TRUE(parse_json_strictly("").error().message.starts_with(kInvalidJson));
 }
 
+TEST(StrictJson, RefusesNestingDeeperThanTheLimit) {
+  const std::string deep_ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_json_strictly(deep_ok).ok());
+  const std::string deep = std::string(30000000, '[') + std::string(30000000, ']');
+  EXPECT_EQ(parse_json_strictly(deep).error().message, "nested deeper than 64 levels at line 1, column 65");
+}
+
+TEST(StrictJson, RefusesADocumentOverItsParsedBudget) {
+  std::string flat = "[";
+  for (int i = 0; i < 1000; ++i) flat += "0,";
+  flat += "0]";
+  EXPECT_TRUE(parse_json_strictly(flat, {kMaxJsonDepth, 1 << 20}).ok());
+  const std::string message = parse_json_strictly(flat, {kMaxJsonDepth, 4096}).error().message;
+  EXPECT_TRUE(message.starts_with("larger than the budget of 4096 bytes once parsed, at line 1, column ")) << message;
+}
+
 }  // namespace
 }  // namespace r3
