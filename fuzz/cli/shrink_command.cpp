@@ -194,16 +194,11 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
             << to_string(j.severity) << ", stopped at " << to_string(shrunk->stop) << ")\n"
             << "  from: " << summarize(*input) << "\n"
             << "  to:   " << summarize(shrunk->minimal) << "\n"
-            << "  " << terminal_safe(j.detail) << "
-"
+            << "  " << terminal_safe(j.detail) << "\n"
             << "wrote " << terminal_safe(case_file->string()) << ", " << terminal_safe(entry_file->string()) << ", "
-            << terminal_safe(test_file->string()) << "
-"
-            << "  replay: " << terminal_safe(replay_command(entry_file->string())) << "
-"
-            << "  export: " << terminal_safe(export_command_text(entry_file->string())) << "
-
-"
+            << terminal_safe(test_file->string()) << "\n"
+            << "  replay: " << terminal_safe(replay_command(entry_file->string())) << "\n"
+            << "  export: " << terminal_safe(export_command_text(entry_file->string())) << "\n\n"
             << terminal_safe(test, true);
   return 0;
 }

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "fuzz/export/engine_target.hpp"
-#include "fuzz/export/python_literal.hpp"
+#include "fuzz/io/source_text.hpp"
 #include "fuzz/export/step_inputs.hpp"
 #include "reference/case_measure.hpp"
 #include "reference/policy.hpp"

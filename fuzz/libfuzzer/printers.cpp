@@ -65,7 +65,7 @@ CampaignReport report_of(const Case& c, const Judgement& j) {
   r.implementations = {j.impl};
   r.cases = 1;
   Failure f;
-  f.signature = signature_of(j, c.path);
+  f.signature = signature_of(j, c);
   f.detail = j.detail;
   f.c = c;
   f.file = "r3fuzz-out/" + file_name_from_text(f.signature.text(), ".json");
@@ -103,7 +103,7 @@ Rendered render(Case c, const Texts& t) {
                                   JudgeMode::concrete);
   // The TEST's name is the one piece of code made from data: letters, digits and '_' only. It is
   // checked as such and then set aside, so the skeletons compare everything else.
-  const std::string name = regression_test_name(signature_of(j, c.path), "");
+  const std::string name = regression_test_name(signature_of(j, c), "");
   R3_CHECK(std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }),
            "the TEST name is an identifier");
   const std::string declared = "TEST(Regression, " + name + ")";
