@@ -114,6 +114,7 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   // duplicates go: memory stays one case's worth of note whatever the traffic and log hold.
   const std::string note = std::move(d.note);
   d.note.clear();
+  if (d.sglang) d.sglang->base.note.clear();  // an SGLang deployment's base case carries it too
   // Metadata logs are vLLM's DP metadata (num_tokens_across_dp, local_sizes); SGLang has no
   // such per-step record to replay, so an SGLang deployment seeds from its traffic only.
   if (!a.log.empty() && d.engine == Engine::sglang) {

@@ -33,7 +33,8 @@ std::string describe(const ExhaustBounds& b) {
          " sum(tokens)<=" + std::to_string(b.max_tokens) + " M<=" + std::to_string(b.max_m) +
          " L=" + std::to_string(b.layers) + " K=" + std::to_string(b.top_k) + " E=" + std::to_string(b.experts) +
          ", profile " + std::string(to_string(b.profile)) +
-         (b.engine && b.profile == Profile::any ? " (" + std::string(to_string(*b.engine)) + " cases)" : "");
+         // vLLM's space is what profile any meant before SGLang: its statements read as they did.
+         (b.engine == Engine::sglang && b.profile == Profile::any ? " (sglang cases)" : "");
 }
 
 }  // namespace r3

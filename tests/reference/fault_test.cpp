@@ -172,10 +172,11 @@ TEST(SglangFault, NoAttnTpAlignLooksRowsUpAtRawOffsets) {
 }
 
 TEST(SglangFault, NoAttnTpGatherWritesTheSliceAlone) {
-  // DeepEP, attn_tp 2, extend [3]: the fix reads 3 rows of the attn-TP gather; the fault reads its slice.
+  // DeepEP, attn_tp 2, extend [3] (a = 4): the fix reads 3 rows of the attn-TP gather; under the
+  // fault capture writes its 2-row slice, and the window publishes the 2 rows it holds.
   const Case c = sglang_case(1, 2, sglang::A2a::deepep, sglang::ForwardKind::extend, {3});
   EXPECT_EQ(fixed_decisions(c, 0, Fault::none).front().copies, (std::vector<Copy>{{0, 0, 3, true}}));
-  EXPECT_EQ(fixed_decisions(c, 0, Fault::no_attn_tp_gather).front().copies, (std::vector<Copy>{{0, 0, 3, false}}));
+  EXPECT_EQ(fixed_decisions(c, 0, Fault::no_attn_tp_gather).front().copies, (std::vector<Copy>{{0, 0, 2, false}}));
 }
 
 TEST(SglangFault, TboRow0WritesTheSecondChildAtRowZero) {

@@ -90,7 +90,7 @@ TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
   const auto vllm = impls({"vllm-50874"});
   int capacity = 0, latent = 0, multi_call = 0;
   for (uint64_t i = 0; i < 20000; ++i) {
-    const Case c = generate_case(1, i, {.profile = Profile::any}).c;
+    const Case c = generate_case(1, i, {.profile = Profile::any, .engine = Engine::vllm}).c;
     const Step step = derive_step(c).value();
     const Judgement j = judge_case(*vllm[0], c, step, JudgeMode::symbolic);
     if (!j.failed()) continue;

@@ -61,7 +61,7 @@ TEST(CaseBinary, FoldsOversizedValuesIntoTheLimits) {
 
 TEST(CaseBinary, RejectsMalformedInputNamingTheProblem) {
   EXPECT_EQ(error_of({}), "binary case, byte 0: truncated: the input ends before the version byte");
-  EXPECT_EQ(error_of({2, 0, 0}), "binary case: version 2 is not supported (expected 1)");
+  EXPECT_EQ(error_of({3, 0, 0}), "binary case: version 3 is not supported (expected 1 for vLLM or 2 for SGLang)");
   Bytes trailing = case_to_binary(design_example());
   trailing.push_back(0);
   EXPECT_EQ(error_of(trailing), "binary case, byte 13: 1 trailing byte(s) after the case");

@@ -119,7 +119,7 @@ TEST(CaseJson, MicrobatchesOneIsTheOmittedDefault) {
 
 TEST(CaseJson, RejectsUnknownKeysNamingKeyAndObject) {
   EXPECT_EQ(error_of(with("bogus", "1")),
-            "case: unknown key \"bogus\" (allowed: format, topology, model, max_num_tokens, tokens, padding, "
+            "case: unknown key \"bogus\" (allowed: format, engine, topology, model, max_num_tokens, tokens, padding, "
             "idle_dummy, path, monolithic, layer, microbatches, dp_chunk, metadata, profile, note, expect)");
   EXPECT_EQ(error_of(with("topology", R"({"dp": 2, "tp": 2, "ep": true, "sp": true, "pp": 1})")),
             "topology: unknown key \"pp\" (allowed: dp, tp, ep, sp)");

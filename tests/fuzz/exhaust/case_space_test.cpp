@@ -9,7 +9,8 @@ namespace r3 {
 namespace {
 
 // The whole case space (profile any): these tests are about the enumeration itself.
-ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any}; }
+// vLLM's space: SGLang's has its own tests (sglang_space_test.cpp).
+ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any, .engine = Engine::vllm}; }
 
 TEST(CaseSpace, UnitsComeInTheStatedOrder) {
   std::vector<std::pair<bool, std::vector<int64_t>>> got;
@@ -96,7 +97,7 @@ TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
 // Every enumerated case is valid and inside the profile; the sizes of these spaces change only
 // when the enumeration does.
 int64_t checked_space_size(Profile profile) {
-  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4, .profile = profile};
+  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4, .profile = profile, .engine = Engine::vllm};
   int64_t cases = 0;
   for (const CaseUnit& u : enumerate_units(b)) {
     for_each_case(u, b, [&](const Case& c) {
@@ -133,8 +134,8 @@ namespace {
 // with listing every unit and expanding it, on spaces small enough to list.
 TEST(CaseSpace, CountingAgreesWithEnumerating) {
   for (const ExhaustBounds& b :
-       {tiny(), ExhaustBounds{.max_dp = 3, .max_tp = 3, .max_tokens = 5, .max_m = 4, .profile = Profile::any},
-        ExhaustBounds{.max_dp = 4, .max_tp = 2, .max_tokens = 6, .max_m = 7, .layers = 1, .profile = Profile::any}}) {
+       {tiny(), ExhaustBounds{.max_dp = 3, .max_tp = 3, .max_tokens = 5, .max_m = 4, .profile = Profile::any, .engine = Engine::vllm},
+        ExhaustBounds{.max_dp = 4, .max_tp = 2, .max_tokens = 6, .max_m = 7, .layers = 1, .profile = Profile::any, .engine = Engine::vllm}}) {
     const std::vector<CaseUnit> units = enumerate_units(b);
     int64_t cases = 0;
     for (const CaseUnit& unit : units) cases += for_each_case(unit, b, [](const Case&) { return true; });

@@ -18,7 +18,7 @@ CaseDomain tiny_domain(Profile profile) {
   DomainBounds b;
   b.max_dp = 1, b.max_ranks = 1, b.max_tp = 1, b.max_tokens = 2, b.max_layers = 1, b.max_top_k = 1, b.max_experts = 1;
   b.cudagraph = false;
-  return {profile, b};
+  return {profile, b, Engine::vllm};  // vLLM's cases: the counts below are theirs
 }
 
 std::vector<Case> enumerate(const CaseDomain& domain) {

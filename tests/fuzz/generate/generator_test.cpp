@@ -111,7 +111,7 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
 }
 
 TEST(Generator, ValidCasesThatReachEveryEdgeOfTheContract) {
-  const std::map<std::string, int> seen = features({.profile = Profile::any}, 20000);
+  const std::map<std::string, int> seen = features({.profile = Profile::any, .engine = Engine::vllm}, 20000);
   for (const char* feature :
        {"path single", "path gathered", "path local", "path sp_shard", "padding none", "padding dp_max",
         "padding cudagraph", "size tiny", "size small", "size production", "tp 1", "tp 2", "tp 3", "tp 4", "tp 6",
@@ -151,6 +151,7 @@ TEST(Generator, ProfileVllmLegacyAddsDpChunking) {
 TEST(Generator, OptionsTurnOnOverridesAndWideExperts) {
   GeneratorOptions options;
   options.profile = Profile::any;  // no vLLM profile has metadata overrides
+  options.engine = Engine::vllm;
   options.metadata_overrides = true;
   options.wide_experts = true;
   const std::map<std::string, int> seen = features(options, 5000);

@@ -133,7 +133,7 @@ TEST(DifferentialRunner, KnownFindingsCoverSignaturesNoRegressionCaseShows) {
   EXPECT_NE(unknown.report.find("vllm-50874/wrong_rows/sp_shard/sp_allgather"), std::string::npos) << unknown.report;
   auto known = DifferentialRunner::create({{"vllm-50874"}, "", false, std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression"});
   ASSERT_TRUE(known) << known.error().message;
-  const Signature sp{"vllm-50874", Verdict::wrong_rows, Path::sp_shard, "sp_allgather"};
+  const Signature sp{"vllm-50874", Verdict::wrong_rows, Path::sp_shard, {}, "sp_allgather"};
   EXPECT_EQ(known->known().count(sp), 0u);
   const DifferentialVerdict v = known->run(overwrite);
   EXPECT_FALSE(v.abort) << v.report;

@@ -55,7 +55,9 @@ TEST(ShrinkPasses, InReaderOrderWithPathOnlyWhenAllowed) {
   std::vector<std::string_view> names;
   for (const ShrinkPass& p : shrink_passes(false)) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string_view>{"dp", "tp", "tokens", "max_num_tokens", "layers", "model", "padding",
-                                                  "calls", "monolithic", "idle_dummy", "metadata"}));
+                                                  "calls", "monolithic", "idle_dummy", "metadata", "sglang dp",
+                                                  "sglang tp", "sglang counts", "sglang sizes", "sglang graphs",
+                                                  "sglang tbo"}));
   names.clear();
   for (const ShrinkPass& p : shrink_passes(true)) names.push_back(p.name);
   EXPECT_EQ(names[10], "path");

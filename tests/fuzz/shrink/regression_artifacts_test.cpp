@@ -55,7 +55,7 @@ TEST(RegressionArtifacts, EntryCarriesTheExpectation) {
 }
 
 TEST(RegressionArtifacts, TestNameIsTheSignatureInGoogleTestsAlphabet) {
-  const Signature s{"vllm-pre-50874", Verdict::spurious_reject, Path::sp_shard, "sp_allgather"};
+  const Signature s{"vllm-pre-50874", Verdict::spurious_reject, Path::sp_shard, {}, "sp_allgather"};
   EXPECT_EQ(regression_test_name(s, ""), "VllmPre50874_SpuriousReject_SpShard_SpAllgather");
   EXPECT_EQ(regression_test_name(s, "tp-major-order"), "VllmPre50874_TpMajorOrder_SpuriousReject_SpShard_SpAllgather");
 }
