@@ -3,6 +3,7 @@
 // out_cache_loc (model_executor/forward_batch_info.py), the decode runner's bs and
 // captured_req_width (model_executor/runner/decode_cuda_graph_runner.py), can_run_graph
 // (model_runner.py, _forward_raw), get_parallel().attn_tp_size / attn_tp_rank.
+#include <algorithm>
 #include "fuzz/adapter/sglang_protocol.hpp"
 
 #include <limits>
@@ -217,7 +218,11 @@ Result<ConcreteOutcome> sglang_outcome(const Case& c, const Step& step, const st
   for (size_t r = 0; r < rank_count; ++r) {
     if (replies[r].rejected) continue;
     std::vector<RowWrite> writes;
-    for (size_t j = 0; j < replies[r].rows.size(); ++j)
+    // The published rows are the host cache's KV slots, not the device buffer's rows: a row past
+    // the image's R rows (a one-row window broadcast to more slots) is left unwritten, a wrong row
+    // all the same, as the models leave it (reference/engines/sglang/policy.cpp), never an overflow.
+    const size_t shown = std::min(replies[r].rows.size(), static_cast<size_t>(std::max<int64_t>(0, allocation.capture_rows)));
+    for (size_t j = 0; j < shown; ++j)
       if (replies[r].rows[j]) writes.push_back({static_cast<int64_t>(j), *replies[r].rows[j]});
     apply_row_writes(outcome.ranks[r].capture, step.layer, c.model.top_k, writes);
   }
