@@ -124,6 +124,24 @@ section_time_to_catch() {
   add_row "cases until vllm-pre-50874 is caught" "cases" - 0 "${cases[@]}"
 }
 
+# SGLang (docs/layout-contract.md section 11): the same three figures under profile sglang, judging
+# its default implementations (sglang, sglang-miles), and the time until upstream's model is caught.
+section_sglang() {
+  local sym=() con=() secs=() cases=()
+  for ((i = 1; i <= RUNS; i++)); do
+    sym+=("$(run_json --profile sglang --mode symbolic --size production --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    con+=("$(run_json --profile sglang --mode concrete --size small --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    local doc
+    doc="$(run_json --profile sglang --impl sglang --mode mixed --cases 2000 --seed "$i")"
+    secs+=("$(field "doc['timing']['first_failure_seconds']['sglang']" <<<"$doc")")
+    cases+=("$(field "doc['timing']['first_failure_cases']['sglang']" <<<"$doc")")
+  done
+  add_row "SGLang symbolic cases/s, production layouts (D<=64)" "cases/s" - 1 "${sym[@]}"
+  add_row "SGLang concrete cases/s, small layouts" "cases/s" - 1 "${con[@]}"
+  add_row "seconds until sglang is caught" "s" - 0 "${secs[@]}"
+  add_row "cases until sglang is caught" "cases" - 0 "${cases[@]}"
+}
+
 write_markdown() {
   mkdir -p "$(dirname "$OUT_MD")"
   {
@@ -137,7 +155,8 @@ write_markdown() {
     echo "## Campaigns"
     echo
     echo "Each campaign judges both default implementations (vllm-50874, vllm-pre-50874) per case, except the"
-    echo "time-to-catch runs, which judge vllm-pre-50874 alone. Every figure runs one worker (--jobs 1) pinned"
+    echo "time-to-catch runs, which judge vllm-pre-50874 alone; the SGLang rows run under --profile sglang and"
+    echo "judge its defaults (sglang, sglang-miles), and their time-to-catch runs judge sglang alone. Every figure runs one worker (--jobs 1) pinned"
     echo "to one core, except the --jobs rows, which run unpinned for 3 s each. Ratio: against the target,"
     echo "above 1 is better."
     echo
@@ -176,5 +195,6 @@ write_markdown() {
 section_symbolic_rate
 section_concrete_rate
 section_time_to_catch
+section_sglang
 section_jobs_scaling
 write_markdown
