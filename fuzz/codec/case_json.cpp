@@ -347,6 +347,15 @@ J int_list(const std::vector<int64_t>& values) {
 }
 
 template <class J>
+J model_json(const ModelShape& m) {
+  J model = J::object();
+  model["layers"] = m.layers;
+  model["top_k"] = m.top_k;
+  model["experts"] = m.experts;
+  return model;
+}
+
+template <class J>
 void add_trailer(J& doc, const Case& c) {
   if (c.profile) doc["profile"] = std::string(to_string(*c.profile));
   if (!c.note.empty()) doc["note"] = c.note;
@@ -373,11 +382,7 @@ J build_sglang(const Case& c) {
   topology["dp_attention"] = f.dp_attention;
   topology["a2a"] = std::string(to_string(f.a2a));
   doc["topology"] = std::move(topology);
-  J model = J::object();
-  model["layers"] = c.model.layers;
-  model["top_k"] = c.model.top_k;
-  model["experts"] = c.model.experts;
-  doc["model"] = std::move(model);
+  doc["model"] = model_json<J>(c.model);
   doc["forward"] = std::string(to_string(f.kind));
   if (f.kind == sglang::ForwardKind::extend) doc["tokens"] = int_list<J>(c.tokens);
   else doc["requests"] = int_list<J>(f.requests);
@@ -410,11 +415,7 @@ J build(const Case& c) {
   topology["ep"] = c.topology.ep;
   topology["sp"] = c.topology.sp;
   doc["topology"] = std::move(topology);
-  J model = J::object();
-  model["layers"] = c.model.layers;
-  model["top_k"] = c.model.top_k;
-  model["experts"] = c.model.experts;
-  doc["model"] = std::move(model);
+  doc["model"] = model_json<J>(c.model);
   doc["max_num_tokens"] = c.max_num_tokens;
   doc["tokens"] = int_list<J>(c.tokens);
   if (c.padding.mode == PaddingMode::cudagraph) {

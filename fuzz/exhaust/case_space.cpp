@@ -1,5 +1,7 @@
 #include "fuzz/exhaust/case_space.hpp"
 
+#include "fuzz/exhaust/compositions.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -11,27 +13,9 @@
 namespace r3 {
 namespace {
 
-constexpr int kMaxMicrobatches = 4;
+using exhaust::compositions;
 
-// Token vectors of length `dp`, each entry in 0..cap, summing to `sum`, in lexicographic order.
-void compositions(int dp, int64_t sum, int64_t cap, std::vector<int64_t>& prefix,
-                  std::vector<std::vector<int64_t>>& out) {
-  if (static_cast<int>(prefix.size()) == dp - 1) {
-    if (sum <= cap) {
-      prefix.push_back(sum);
-      out.push_back(prefix);
-      prefix.pop_back();
-    }
-    return;
-  }
-  const int64_t left_slots = dp - 1 - static_cast<int64_t>(prefix.size());
-  for (int64_t v = 0; v <= std::min(sum, cap); ++v) {
-    if (sum - v > left_slots * cap) continue;
-    prefix.push_back(v);
-    compositions(dp, sum - v, cap, prefix, out);
-    prefix.pop_back();
-  }
-}
+constexpr int kMaxMicrobatches = 4;
 
 std::vector<Topology> topologies(int dp, int tp) {
   std::vector<Topology> out{{dp, tp, false, false}, {dp, tp, true, false}};

@@ -1,5 +1,7 @@
 #include "fuzz/exhaust/sglang_space.hpp"
 
+#include "fuzz/exhaust/compositions.hpp"
+
 #include <algorithm>
 
 #include "reference/engines/sglang/validate.hpp"
@@ -9,29 +11,14 @@
 namespace r3 {
 namespace {
 
+using exhaust::compositions;
+
 // One backend per capture class (reference/engines/sglang/forward_layout.hpp), and pplx, whose
 // padding is always MAX_LEN (layers/dp_attention.py, get_dp_padding_mode).
 constexpr sglang::A2a kBackends[] = {sglang::A2a::none, sglang::A2a::deepep, sglang::A2a::mooncake, sglang::A2a::pplx};
 constexpr sglang::ForwardKind kKinds[] = {sglang::ForwardKind::extend, sglang::ForwardKind::decode,
                                           sglang::ForwardKind::verify};
 constexpr int64_t kVerifyWidth = 2;
-
-// Count vectors of length dp, each in 0..cap, summing to sum, in lexicographic order.
-void compositions(int dp, int64_t sum, int64_t cap, std::vector<int64_t>& prefix, std::vector<std::vector<int64_t>>& out) {
-  if (static_cast<int>(prefix.size()) == dp - 1) {
-    if (sum <= cap) {
-      prefix.push_back(sum);
-      out.push_back(prefix);
-      prefix.pop_back();
-    }
-    return;
-  }
-  for (int64_t v = 0; v <= std::min(sum, cap); ++v) {
-    prefix.push_back(v);
-    compositions(dp, sum - v, cap, prefix, out);
-    prefix.pop_back();
-  }
-}
 
 std::vector<sglang::CudaGraphs> graph_variants(int64_t align, int64_t max_m) {
   return {{{align}, {}}, {{align, 2 * align}, {}}, {{}, {max_m}}, {{align}, {max_m}}};

@@ -4,6 +4,8 @@
 // buffer caught by the guards. Rows are read off the image the judge reads (the published rows).
 #include <gtest/gtest.h>
 
+#include "tests/support/sglang_fixtures.hpp"
+
 #include "fuzz/oracle/judge.hpp"
 #include "gpu_test_support.hpp"
 
@@ -19,22 +21,7 @@ using testing::run;
 
 // L = 2, K = 2, E = 64, layer 1; buffer rows R = max(cps, mrr) * dp with cps 16, mrr 4.
 Case sglang_case(int dp, int tp, A2a a2a, ForwardKind kind, std::vector<int64_t> counts) {
-  Case c;
-  c.engine = Engine::sglang;
-  c.topology.dp = dp;
-  c.topology.tp = tp;
-  c.model = {2, 2, 64};
-  c.layer = 1;
-  sglang::Forward f;
-  f.dp_attention = dp > 1;
-  f.a2a = a2a;
-  f.kind = kind;
-  f.chunked_prefill_size = 16;
-  f.max_running_requests = 4;
-  if (kind == ForwardKind::extend) c.tokens = std::move(counts);
-  else f.requests = std::move(counts);
-  c.sglang = f;
-  return c;
+  return test::sglang_case(dp, tp, a2a, kind, std::move(counts), {2, 2, 64}, 1);
 }
 
 Case with_graph(Case c, std::vector<int64_t> decode, std::optional<int64_t> last, int64_t w = 1) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/sglang_fixtures.hpp"
+
 #include <string>
 #include <vector>
 
@@ -103,21 +105,7 @@ TEST(Fault, DecisionFaultsLeaveRejectedCallsAndOtherLayersAlone) {
 // --- SGLang's faults, on sglang-fixed's decisions (reference/engines/sglang/policy.cpp) ------
 
 Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kind, std::vector<int64_t> counts) {
-  Case c;
-  c.engine = Engine::sglang;
-  c.topology.dp = dp;
-  c.topology.tp = tp;
-  c.model = {2, 1, 64};
-  sglang::Forward f;
-  f.dp_attention = dp > 1;
-  f.a2a = a2a;
-  f.kind = kind;
-  f.chunked_prefill_size = 16;
-  f.max_running_requests = 4;
-  if (kind == sglang::ForwardKind::extend) c.tokens = std::move(counts);
-  else f.requests = std::move(counts);
-  c.sglang = f;
-  return c;
+  return test::sglang_case(dp, tp, a2a, kind, std::move(counts), {2, 1, 64});
 }
 
 // sglang-fixed's decision for (dp, 0) on every call, with `fault` applied as both carriers apply it.

@@ -18,12 +18,15 @@
 
 namespace r3::test {
 
-inline Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kind, std::vector<int64_t> counts) {
+// cps 16, mrr 4: buffer rows R = max(cps, mrr) * dp upstream.
+inline Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kind, std::vector<int64_t> counts,
+                        ModelShape model = {2, 2, 16}, int layer = 0) {
   Case c;
   c.engine = Engine::sglang;
   c.topology.dp = dp;
   c.topology.tp = tp;
-  c.model = {2, 2, 16};
+  c.model = model;
+  c.layer = layer;
   sglang::Forward f;
   f.dp_attention = dp > 1;
   f.a2a = a2a;
