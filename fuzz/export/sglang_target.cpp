@@ -71,8 +71,7 @@ std::string sglang_data(const Case& c, const StepInputs& in) {
   out += "FORWARD_END = {\"global_num_tokens_cpu\": " + list(f.global_num_tokens_cpu) +
          ", \"out_cache_loc\": " + list(f.out_cache_loc) + ", \"can_run_graph\": " + boolean(f.can_run_graph()) +
          ",\n               \"runner_bs\": " + bs + "], \"captured_req_width\": " + text(f.spec_width) + "}\n\n";
-  out += "# EXPECTED below: its first number is the published row j, host-cache slot j + 1 (rows of padding\n"
-         "# tokens, j >= NUM_TOKENS[dp], are not published and not checked).\n";
+  out += "# EXPECTED below: its first number is the published row j, host-cache slot j + 1.\n";
   return out;
 }
 
