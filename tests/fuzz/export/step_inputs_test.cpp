@@ -1,6 +1,5 @@
 // What an exported test hands each rank: the micro-batch reproducer of docs/FINDINGS.md #4 (and an
-// SGLang step),
-// call by call, and the rows the reference expects after the step.
+// SGLang step), call by call, and the rows the reference expects after the step.
 #include "fuzz/export/step_inputs.hpp"
 
 #include <gtest/gtest.h>
