@@ -47,7 +47,8 @@ void add_export_command(CLI::App& app, CommandOutcome& outcome) {
                                        "the engine's capturer and asserts the rows the reference expects");
   cmd->add_option("--engine", f->engine,
                   "MODULE:CLASS of the capturer the test runs by default (default: the case engine's real one, "
-                  "for vLLM vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer); "
+                  "for vLLM vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer, for "
+                  "SGLang sglang.srt.state_capturer.routed_experts:RoutedExpertsCapturer); "
                   "R3FUZZ_ENGINE overrides it when the test runs");
   cmd->add_option("--out", f->out, "the file to write (default: standard output)");
   cmd->callback([f, &outcome] {

@@ -1,6 +1,5 @@
 #include "fuzz/export/engine_target.hpp"
 
-#include "fuzz/export/vllm_harness.hpp"
 
 namespace r3 {
 namespace {
@@ -14,14 +13,8 @@ bool python_name(std::string_view word) {
 
 }  // namespace
 
-const EngineTarget& engine_target(const Case&) {
-  static const EngineTarget vllm{
-      "vllm",
-      "vllm.model_executor.layers.fused_moe.routed_experts_capturer:RoutedExpertsCapturer",
-      "vllm/model_executor/layers/fused_moe/routed_experts_capturer.py in vllm-project/vllm",
-      {"vllm-50874", "vllm-pre-50874", "r3-fixed"},
-      kVllmHarness};
-  return vllm;
+const EngineTarget& engine_target(const Case& c) {
+  return c.engine == Engine::sglang ? sglang_target() : vllm_target();
 }
 
 Status check_capturer_spec(std::string_view spec) {

@@ -1,31 +1,45 @@
 // The engine an exported test runs a case on: where its capturer lives, how the test builds
-// and feeds it, and which buffer sizings it can be told. One entry per engine; vLLM is the only
-// one so far. Adding an engine (SGLang): a case that names it gets its own EngineTarget, with its
-// default capturer and its harness (the Python that fakes what that engine's capture reads and
-// asserts what it publishes; for SGLang, the forward-end window); step_inputs and the data part
-// of the module stay shared.
+// and feeds it, and which buffer sizings it can be told. One entry per engine (vllm_target.cpp,
+// sglang_target.cpp); step_inputs and the shared data part of the module (pytest_writer.cpp)
+// serve both, and each adds its own data lines and its harness: the Python that fakes what that
+// engine's capture reads and asserts what it publishes (for SGLang, through the forward-end window).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fuzz/export/step_inputs.hpp"
 #include "reference/case.hpp"
 #include "reference/error.hpp"
+#include "reference/policy.hpp"
 
 namespace r3 {
 
 struct EngineTarget {
-  std::string_view engine;            // "vllm"
+  std::string_view engine;            // "vllm", "sglang"
   std::string_view default_capturer;  // MODULE:CLASS of the engine's real capturer
   std::string_view capturer_source;   // where that path was read, for the file's docstring
+  std::string_view tests_doc;         // the docstring's "What it tests" paragraph
+  std::string_view sizing_doc;        // what the two numbers of a SIZINGS entry are
+  std::string_view env_doc;           // further environment variables the harness reads ("" if none)
   // Allocations the test can be told (R3FUZZ_SIZING), named after the policy models that make
   // them (reference/policy.hpp); the first is the engine's current one, the default.
   std::vector<std::string_view> sizings;
+  // A sizing's second number beside its capture rows (vLLM: the monolithic replay buffer; SGLang:
+  // the DeepEP gather buffer); nullopt: the engine allocates none.
+  std::optional<int64_t> (*second_rows)(const Case& c, const Allocation& a, std::string_view sizing);
+  // The engine's own data lines, after the shared ones (its capture calls, its forward end).
+  std::string (*engine_data)(const Case& c, const StepInputs& in);
   std::string_view harness;  // the Python that builds the capturer, fakes its world and asserts
 };
 
-// The target for `c` (every case is a vLLM step for now).
+const EngineTarget& vllm_target();
+const EngineTarget& sglang_target();
+
+// The target for `c`: by the case's engine.
 const EngineTarget& engine_target(const Case& c);
 
 // MODULE:CLASS, each a dotted Python name (module) or a name (class); the error says what is wrong.

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fuzz/export/engine_target.hpp"
+#include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
 #include "fuzz/export/step_inputs.hpp"
 #include "reference/case_measure.hpp"
@@ -13,51 +14,22 @@
 namespace r3 {
 namespace {
 
-std::string text(int64_t v) { return std::to_string(v); }
-
-template <class Ints>
-std::string list(const Ints& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + text(values[i]);
-  return out + "]";
-}
-
-std::string optional_list(const std::optional<std::vector<int64_t>>& values) {
-  return values ? list(*values) : "None";
-}
-
-std::string_view kind_name(RowKind kind) {
-  switch (kind) {
-    case RowKind::token: return "token";
-    case RowKind::sp_padding: return "sp_padding";
-    case RowKind::placeholder: return "placeholder";
-    case RowKind::untouched: return "untouched";
-  }
-  return "untouched";
-}
-
-std::string run_tuple(const RowRun& r) {
-  return "\"" + std::string(kind_name(r.kind)) + "\", " + text(r.dp) + ", " + text(r.first) + ", " + text(r.length);
-}
+using py::list;
+using py::run_tuple;
+using py::text;
 
 std::string header(const EngineTarget& target) {
   return "\"\"\"A finding of r3fuzz as a pytest module: one scheduler step, every capture call of it, run on an\n"
          "engine's own capturer with real torch tensors. It needs torch and pytest only:\n\n"
          "    pytest THIS_FILE\n\n"
          "CASE_FILE, SUMMARY and NOTE say which case it is and EXPORT_COMMAND how it was written.\n\n"
-         "What it tests: each rank's capturer (built as " + std::string(target.engine) +
-         " holds it, see make_capturer) is called once per\n"
-         "capture call of the step (several with micro-batching or DP chunking), each with the routing\n"
-         "tensor that rank receives, the forward context of that call (DP metadata) and a TP group whose\n"
-         "all_gather returns what the real collective would. Every routing value names its token (see\n"
-         "rows_of), so a failure says: buffer row R of dp D tp T holds token (d, j), expected token (D, i).\n\n"
+         + std::string(target.tests_doc) + "\n"
          "Pointing it elsewhere:\n"
          "  R3FUZZ_ENGINE=MODULE:CLASS  the capturer to test (default: DEFAULT_ENGINE, the engine's own,\n"
          "                              " + std::string(target.capturer_source) + ";\n"
          "                              the module must be importable: put its folder on PYTHONPATH)\n"
-         "  R3FUZZ_SIZING=NAME          the buffer allocation the engine makes (SIZINGS: rows of the capture\n"
-         "                              buffer and of the monolithic replay buffer, per r3fuzz's models;\n"
-         "                              default: the first, the engine's current one)\n"
+         "  R3FUZZ_SIZING=NAME          the buffer allocation the engine makes (SIZINGS: " + std::string(target.sizing_doc) +
+         "                              default: the first, the engine's current one)\n" + std::string(target.env_doc) +
          "\"\"\"\n"
          "import importlib\nimport os\n\nimport pytest\nimport torch\n\n";
 }
@@ -75,8 +47,9 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
   for (std::string_view name : target.sizings) {
     const Allocation a = make_policy(name)->allocate(c);
     most_rows = std::max(most_rows, a.capture_rows);
+    const std::optional<int64_t> second = target.second_rows(c, a, name);
     sizings += (sizings.size() > 1 ? ", " : "") + python_string_literal(name) + ": (" + text(a.capture_rows) + ", " +
-               (a.replay_rows ? text(*a.replay_rows) : "None") + ")";
+               (second ? text(*second) : "None") + ")";
   }
   sizings += "}";
 
@@ -107,8 +80,6 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
   out += "SIZING = os.environ.get(\"R3FUZZ_SIZING\") or " + python_string_literal(target.sizings.front()) + "\n\n";
   out += "DP, TP, LAYERS, TOP_K, LAYER = " + text(c.topology.dp) + ", " + text(c.topology.tp) + ", " +
          text(c.model.layers) + ", " + text(c.model.top_k) + ", " + text(c.layer) + "\n";
-  out += "PATH = " + python_string_literal(to_string(c.path)) + "\n";
-  out += std::string("MONOLITHIC = ") + (c.monolithic ? "True" : "False") + "\n";
   out += "NUM_TOKENS = " + list(in.num_tokens) + "  # n_d: the rows each DP rank runs with\n";
   out += "SPAN_R = " + text(span_r) + "  # more than any row index below\n";
   out += "REJECTION = " + (in.rejection ? python_string_literal(*in.rejection) : std::string("None")) + "\n\n";
@@ -119,17 +90,7 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
     out += "],\n";
   }
   out += "]\n\n";
-  out += "# The capture calls in order; received / tp_gather: per rank dp * TP + tp, an index into TENSORS\n"
-         "# (what capture() is handed, and what the TP all-gather returns there; -1: no TP group).\nCALLS = [\n";
-  for (const CallInputs& call : in.calls) {
-    out += "    {\"index\": " + text(call.index) + ", \"row_offset\": " + text(call.row_offset) +
-           ", \"chunk_size\": " + (call.chunk_size > 0 ? text(call.chunk_size) : "None") +
-           ", \"num_tokens_across_dp\": " + optional_list(call.num_tokens_across_dp) +
-           ", \"local_sizes\": " + (call.num_tokens_across_dp ? optional_list(call.local_sizes) : "None") +
-           ", \"kernel_rows\": " + text(call.kernel_rows) + ",\n     \"received\": " + list(call.received) +
-           ", \"tp_gather\": " + list(call.tp_gather) + "},\n";
-  }
-  out += "]\n\n";
+  out += target.engine_data(c, in);
   out += "# The reference's rows after the step, per (dp, tp): (buffer row, kind, dp, first index, rows) at LAYER;\n"
          "# every other row keeps its value from before the step.\nEXPECTED = {\n";
   for (size_t r = 0; r < in.expected.size(); ++r) {

@@ -40,7 +40,8 @@ struct StepInputs {
   std::vector<CallInputs> calls;
   std::vector<int64_t> num_tokens;           // n_d: the rows each DP rank runs with
   // Per rank d*T + t, the rows the reference expects after the step, in order; every other
-  // buffer row stays as it was. Empty when the step must be rejected.
+  // buffer row stays as it was (SGLang: the published rows, tokens (d, 0 .. n_d-1) on every
+  // rank). Empty when the step must be rejected.
   std::vector<std::vector<ExpectedRun>> expected;
   std::optional<std::string> rejection;  // why every implementation must reject the step
   int64_t row_span = 0;                  // 1 + the largest row index any run names

@@ -1,6 +1,7 @@
 // `r3fuzz export F --pytest` for every corpus/regression entry, run by real pytest on real torch
 // against the project's sample engines: it fails on the sample that has the entry's bug and
-// passes on the fixed one (issue 20). The failure a user reads is asserted word for word.
+// passes on the fixed one (issue 20), vLLM and SGLang entries alike. The failure a user reads is
+// asserted word for word.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -20,6 +21,29 @@ using test::torch_python;
 
 const fs::path kSource = R3FUZZ_SOURCE_DIR;
 
+// A sample engine of examples/python as R3FUZZ_ENGINE, R3FUZZ_SIZING and R3FUZZ_SGLANG_VERSION name it.
+struct Sample {
+  std::string engine;
+  std::string sizing;
+  std::string version = "upstream";
+};
+
+const Sample kVllm50874{"sample_engines.vllm_50874:RoutedExpertsCapturer", "vllm-50874"};
+const Sample kSglangUpstream{"sglang_capture_sample:RoutedExpertsCapturer", "sglang"};
+const Sample kSglangMiles{"sglang_capture_sample:RoutedExpertsCapturer", "sglang-miles", "miles"};
+
+// The sample that carries the bug an entry's "expect" names, and the fixed one of its engine.
+Sample buggy_sample(const std::string& impl) {
+  if (impl == "vllm-pre-50874") return {"sample_engines.vllm_pre_50874:RoutedExpertsCapturer", impl};
+  if (impl == "sglang") return kSglangUpstream;
+  if (impl == "sglang-miles") return kSglangMiles;
+  return kVllm50874;
+}
+Sample fixed_sample(const std::string& impl) {
+  if (impl.rfind("sglang", 0) == 0) return {"sglang_capture_sample:FixedRoutedExpertsCapturer", "sglang-fixed"};
+  return {"sample_engines.r3_fixed:RoutedExpertsCapturer", "r3-fixed"};
+}
+
 struct PytestRun {
   int exit_code = -1;
   std::string out;
@@ -36,12 +60,13 @@ class ExportedPytest : public ::testing::Test {
     return file;
   }
 
-  // pytest on `module` with the sample engine `sample` and the allocation `sizing`.
-  PytestRun pytest(const fs::path& module, const std::string& sample, const std::string& sizing) {
+  // pytest on `module` with the sample engine `sample` (its capturer, sizing and, for SGLang, the
+  // model runner version).
+  PytestRun pytest(const fs::path& module, const Sample& sample) {
     const std::string cmd = "cd '" + dir_.string() + "' && COLUMNS=400 PYTHONPATH='" + (kSource / "examples/python").string() +
-                            "' R3FUZZ_ENGINE=sample_engines." + sample + ":RoutedExpertsCapturer R3FUZZ_SIZING=" +
-                            sizing + " " + torch_python() + " -m pytest -q -rf -p no:cacheprovider '" +
-                            module.string() + "' >pytest.out 2>&1";
+                            "' R3FUZZ_ENGINE=" + sample.engine + " R3FUZZ_SIZING=" + sample.sizing +
+                            " R3FUZZ_SGLANG_VERSION=" + sample.version + " " + torch_python() +
+                            " -m pytest -q -rf -p no:cacheprovider '" + module.string() + "' >pytest.out 2>&1";
     const int status = std::system(cmd.c_str());
     return {test::exit_code_of_wait_status(status), test::read_file_bytes(dir_ / "pytest.out")};
   }
@@ -50,25 +75,22 @@ class ExportedPytest : public ::testing::Test {
   const fs::path dir_ = scratch_.path();
 };
 
-// The sample that carries the bug an entry's "expect" names.
-std::string buggy_sample(const std::string& impl) { return impl == "vllm-pre-50874" ? "vllm_pre_50874" : "vllm_50874"; }
-
 TEST_F(ExportedPytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) {
   R3FUZZ_NEED_TORCH();
   std::vector<fs::path> entries;
   for (const auto& e : fs::directory_iterator(kSource / "corpus/regression"))
     if (e.path().extension() == ".json") entries.push_back(e.path());
-  ASSERT_GE(entries.size(), 7u);
+  ASSERT_GE(entries.size(), 12u);  // 7 vLLM, 5 SGLang (S1 to S5)
   for (const fs::path& entry : entries) {
     SCOPED_TRACE(entry.filename().string());
     auto c = read_case_file(entry.string());
     ASSERT_TRUE(c.ok()) << c.error().message;
     ASSERT_TRUE(c->expect);
     const fs::path module = exported(entry);
-    const PytestRun bug = pytest(module, buggy_sample(c->expect->impl), c->expect->impl);
+    const PytestRun bug = pytest(module, buggy_sample(c->expect->impl));
     EXPECT_EQ(bug.exit_code, 1) << bug.out;  // pytest: 1 = some tests failed
     EXPECT_NE(bug.out.find("FAILED "), std::string::npos) << bug.out;
-    const PytestRun fixed = pytest(module, "r3_fixed", "r3-fixed");
+    const PytestRun fixed = pytest(module, fixed_sample(c->expect->impl));
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
     EXPECT_NE(fixed.out.find(" passed in "), std::string::npos) << fixed.out;
   }
@@ -78,7 +100,7 @@ TEST_F(ExportedPytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) {
 TEST_F(ExportedPytest, MicrobatchOverwriteFailureNamesRankRowAndTokens) {
   R3FUZZ_NEED_TORCH();
   const fs::path module = exported(kSource / "corpus/regression/vllm-50874-wrong-rows-microbatch-overwrite.json");
-  const PytestRun run = pytest(module, "vllm_50874", "vllm-50874");
+  const PytestRun run = pytest(module, kVllm50874);
   EXPECT_EQ(run.exit_code, 1);
   const std::string name = module.filename().string();
   for (const std::string& line : std::vector<std::string>{
@@ -96,15 +118,45 @@ TEST_F(ExportedPytest, MicrobatchOverwriteFailureNamesRankRowAndTokens) {
 TEST_F(ExportedPytest, StaleRowsAndRaisedCapturesAreNamed) {
   R3FUZZ_NEED_TORCH();
   const fs::path fact = exported(kSource / "corpus/regression/vllm-50874-wrong-rows-spec-9-1-fact.json");
-  const PytestRun run = pytest(fact, "vllm_50874", "vllm-50874");
+  const PytestRun run = pytest(fact, kVllm50874);
   EXPECT_NE(run.out.find("buffer row 0 of dp 0 tp 0 holds token (0, 5), expected token (0, 0) (10 buffer rows wrong)\n"),
             std::string::npos) << run.out;
   const fs::path chunked = exported(kSource / "corpus/regression/vllm-50874-spurious-reject-dp-chunking.json");
-  const PytestRun raised = pytest(chunked, "vllm_50874", "vllm-50874");
+  const PytestRun raised = pytest(chunked, kVllm50874);
   EXPECT_NE(raised.out.find("\ndp 0 tp 0: capture raised AssertionError: routed experts have 1 rows; expected 3 "
                             "(all DP ranks), 2 (this DP rank), 2 (sum of local_sizes) (call 1 of 2); the reference "
                             "accepts this step\n"),
             std::string::npos) << raised.out;
+}
+
+// SGLang S2 (docs/FINDINGS.md) as its maintainers would read it: the second TBO child's padding
+// row, written at row 0 over the first child's token. S5 raises in get_dp_local_slice_cpu.
+TEST_F(ExportedPytest, SglangFailuresNameRankPublishedRowAndTokens) {
+  R3FUZZ_NEED_TORCH();
+  const fs::path tbo = exported(kSource / "corpus/regression/sglang-wrong_rows-tbo-offsets.json");
+  const PytestRun run = pytest(tbo, kSglangUpstream);
+  EXPECT_EQ(run.exit_code, 1);
+  for (const std::string& line : std::vector<std::string>{
+           "\npublished row 0 of dp 0 tp 0 (KV slot 1) holds padding row 1 of dp 0, expected token (0, 0) (1 of 1 "
+           "published row wrong)",
+           "\nFAILED " + tbo.filename().string() + "::test_rank_publishes_its_tokens[dp0-tp0]",
+       }) {
+    EXPECT_NE(run.out.find(line + "\n"), std::string::npos) << line << "\n---\n" << run.out;
+  }
+  const fs::path prefill = exported(kSource / "corpus/regression/sglang-spurious_reject-prefill-graph-window.json");
+  const PytestRun raised = pytest(prefill, kSglangUpstream);
+  EXPECT_NE(raised.out.find("\ndp 1 tp 0: on_forward_end raised TypeError: unsupported operand type(s) for *: 'int' "
+                            "and 'NoneType'; the reference accepts this step\n"),
+            std::string::npos) << raised.out;
+}
+
+// S4 is fixed on sglang-miles: its model runner passes the token bucket, and the same capturer passes.
+TEST_F(ExportedPytest, SglangWindowTokenBucketPassesWithMilesRunner) {
+  R3FUZZ_NEED_TORCH();
+  const fs::path module = exported(kSource / "corpus/regression/sglang-wrong_rows-window-token-bucket.json");
+  EXPECT_EQ(pytest(module, kSglangUpstream).exit_code, 1);
+  const PytestRun miles = pytest(module, kSglangMiles);
+  EXPECT_EQ(miles.exit_code, 0) << miles.out;
 }
 
 }  // namespace

@@ -50,6 +50,29 @@ TEST(PytestWriter, MicrobatchOverwriteDataLines) {
   EXPECT_NE(t.find("def test_rank_captures_its_tokens(engine, monkeypatch, dp, tp):"), std::string::npos);
 }
 
+// An SGLang case gets SGLang's capturer, sizings (device rows, DeepEP gather rows) and forward end.
+TEST(PytestWriter, SglangTboDataLines) {
+  auto text = pytest_module(regression_case("sglang-wrong_rows-tbo-offsets.json"),
+                            {"corpus/s2.json", "", "r3fuzz export corpus/s2.json --pytest"});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  const std::string& t = *text;
+  for (const char* line : {
+           "DEFAULT_ENGINE = \"sglang.srt.state_capturer.routed_experts:RoutedExpertsCapturer\"",
+           "SIZINGS = {\"sglang\": (1, 1), \"sglang-miles\": (1, 1), \"sglang-fixed\": (2, 2)}",
+           "SIZING = os.environ.get(\"R3FUZZ_SIZING\") or \"sglang\"",
+           "A2A = \"deepep\"  # --moe-a2a-backend",
+           "    {\"index\": 1, \"received\": [1], \"tp_gather\": [-1],",
+           "     \"dp_local_start\": [0], \"dp_local_num_tokens\": [1], \"batch_offset\": [1]},",
+           "FORWARD_END = {\"global_num_tokens_cpu\": [1], \"out_cache_loc\": [1], \"can_run_graph\": True,",
+           "               \"runner_bs\": [2], \"captured_req_width\": 1}",
+           "    (0, 0): [(0, \"token\", 0, 0, 1)],",
+       }) {
+    EXPECT_TRUE(has_line(t, line)) << "missing line: " << line;
+  }
+  EXPECT_NE(t.find("def test_rank_publishes_its_tokens(engine, monkeypatch, dp, tp):"), std::string::npos);
+  EXPECT_EQ(t.find("MONOLITHIC"), std::string::npos);  // vLLM's data stays vLLM's
+}
+
 TEST(PytestWriter, DataTextsStayStringLiterals) {
   Case c = regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json");
   c.note = "end\"\"\"\nimport os; os.system('x')  # \\";

@@ -1,5 +1,5 @@
-// What an exported test hands each rank: the micro-batch reproducer of docs/FINDINGS.md #4,
-// call by call, and the rows the reference expects after the step.
+// What an exported test hands each rank: the micro-batch reproducer of docs/FINDINGS.md #4 (and an
+// SGLang step), call by call, and the rows the reference expects after the step.
 #include "fuzz/export/step_inputs.hpp"
 
 #include <gtest/gtest.h>
@@ -71,6 +71,24 @@ TEST(StepInputs, ARejectedStepExpectsNoRows) {
   ASSERT_TRUE(in->rejection);
   EXPECT_TRUE(in->expected.empty());
   EXPECT_EQ(in->calls[0].num_tokens_across_dp, (std::vector<int64_t>{2, 4}));
+}
+
+// SGLang (S3's reproducer: attn-TP 2, DeepEP, one request aligned to 2 rows): TP rank 1's slice is
+// the padding row, yet every rank publishes the DP rank's real tokens, so both expect token (0, 0).
+TEST(StepInputs, SglangRanksExpectTheirDpRanksRealTokens) {
+  auto c = read_case_file(kRegression + "sglang-capacity-buffer-rows.json");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto in = step_inputs(*c);
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  ASSERT_EQ(in->calls.size(), 1u);
+  EXPECT_EQ(runs_text(in->tensors[static_cast<size_t>(in->calls[0].received[1])]), "(0 0 1 1)");  // padding row 1
+  EXPECT_EQ(runs_text(in->tensors[static_cast<size_t>(in->calls[0].tp_gather[1])]), "(0 0 0 2)");  // the attn-TP gather
+  ASSERT_EQ(in->expected.size(), 2u);
+  for (const auto& rank : in->expected) {
+    ASSERT_EQ(rank.size(), 1u);
+    EXPECT_EQ(rank[0].dst_row, 0);
+    EXPECT_EQ(runs_text({rank[0].run}), "(0 0 0 1)");
+  }
 }
 
 }  // namespace
