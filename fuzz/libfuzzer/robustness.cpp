@@ -31,7 +31,15 @@ void render_everything(const Case& c) {
   R3_CHECK(e.ok(), "explain accepts every valid case");
   R3_CHECK(!explanation_text(*e).empty(), "explain prints something");
   const auto doc = explanation_json(*e);
-  R3_CHECK(doc.at("ranks").size() == static_cast<size_t>(c.topology.dp * c.topology.tp), "one JSON entry per rank");
+  // vLLM's explanation lists every (dp, tp); SGLang's every DP rank's forward batch, and each
+  // model every (dp, tp) (fuzz/cli/explain_sglang.cpp).
+  const size_t ranks = static_cast<size_t>(c.topology.dp * c.topology.tp);
+  if (c.engine == Engine::sglang) {
+    R3_CHECK(doc.at("dp_ranks").size() == static_cast<size_t>(c.topology.dp), "one JSON entry per DP rank");
+    for (const auto& model : doc.at("policies")) R3_CHECK(model.at("ranks").size() == ranks, "one JSON entry per rank");
+  } else {
+    R3_CHECK(doc.at("ranks").size() == ranks, "one JSON entry per rank");
+  }
   (void)doc.dump();
   for (const Judgement& j : e->policies) {
     if (!j.failed()) continue;

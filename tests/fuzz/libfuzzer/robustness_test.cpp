@@ -2,6 +2,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,16 @@ TEST(Robustness, RendersTheAllIdleChunkedStepThatCrashedExplain) {
     "padding": "none", "path": "local", "layer": 0, "dp_chunk": 64})";
   // The JSON case reader, and (as most inputs of 3 bytes or more) a metadata record.
   EXPECT_EQ(exercise_decoders(bytes_of(idle)), 2);
+}
+
+TEST(Robustness, RendersAnSglangCaseItDecodes) {
+  // Found by the CI fuzz smoke (2026-12-01): this binary SGLang case (version 2) aborted the
+  // target, which read vLLM's "ranks" from SGLang's explain --json ("dp_ranks" and each model's ranks).
+  const std::vector<uint8_t> sglang = {0x2, 0x0, 0x2, 0x38, 0x0, 0x0, 0x2, 0x38, 0x38, 0x0, 0x0, 0x38};
+  const auto decoded = case_from_binary(sglang);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  EXPECT_EQ(decoded->engine, Engine::sglang);
+  EXPECT_GE(exercise_decoders(sglang), 1);
 }
 
 // Each also reads as a metadata record (the second 1 below).
