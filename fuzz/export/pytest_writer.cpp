@@ -14,6 +14,18 @@
 namespace r3 {
 namespace {
 
+constexpr std::string_view kLoadEngine = R"PY(
+
+def load_engine():
+    module_name, _, class_name = ENGINE.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        return module, getattr(module, class_name)
+    except (ImportError, AttributeError) as e:
+        pytest.fail(f"cannot load the capturer {ENGINE} ({type(e).__name__}: {e}); set R3FUZZ_ENGINE=MODULE:CLASS "
+                    f"(the module on PYTHONPATH) to test another", pytrace=False)
+)PY";
+
 using py::list;
 using py::run_tuple;
 using py::text;
@@ -101,6 +113,8 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
     out += "],\n";
   }
   out += "}\n";
+  // Both engines' harnesses load the capturer the same way (ENGINE, or R3FUZZ_ENGINE when set).
+  out += kLoadEngine;
   out += target.harness;
   return out;
 }

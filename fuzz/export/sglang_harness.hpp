@@ -177,16 +177,6 @@ class EngineRaised(Exception):
         super().__init__(f"{where} raised {type(error).__name__}: {error}")
 
 
-def load_engine():
-    module_name, _, class_name = ENGINE.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-        return module, getattr(module, class_name)
-    except (ImportError, AttributeError) as e:
-        pytest.fail(f"cannot load the capturer {ENGINE} ({type(e).__name__}: {e}); set R3FUZZ_ENGINE=MODULE:CLASS "
-                    f"(the module on PYTHONPATH) to test another", pytrace=False)
-
-
 @pytest.fixture(scope="module")
 def engine():
     if SIZING not in SIZINGS:

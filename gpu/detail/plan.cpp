@@ -128,7 +128,7 @@ class StepPlanner {
     const std::vector<TensorRef> received = receive(call);
     std::vector<CaptureCall> calls(ranks_);
     const std::vector<bool> needs_tp_gather = decide(call, received, calls);
-    const std::vector<TensorRef> tp_gathered = gather_tp_groups(needs_tp_gather, received);
+    const std::vector<TensorRef> tp_gathered = gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered);
     schedule_kernels(call, received, tp_gathered, calls);
   }
 
@@ -177,21 +177,6 @@ class StepPlanner {
         if (copy.from_tp_gather) needs_tp_gather[static_cast<size_t>(view.dp)] = true;
     }
     return needs_tp_gather;
-  }
-
-  // TP all-gatherv of what each TP rank of a DP rank received (the SP shards on sp_shard), for
-  // the DP ranks that need it.
-  std::vector<TensorRef> gather_tp_groups(const std::vector<bool>& needs_tp_gather, const std::vector<TensorRef>& received) {
-    std::vector<TensorRef> tp_gathered(static_cast<size_t>(D_));
-    for (int d = 0; d < D_; ++d) {
-      if (!needs_tp_gather[static_cast<size_t>(d)]) continue;
-      std::vector<TensorRef> parts(received.begin() + d * T_, received.begin() + (d + 1) * T_);
-      std::vector<int64_t> offsets(static_cast<size_t>(T_));
-      for (int t = 1; t < T_; ++t)
-        offsets[static_cast<size_t>(t)] = offsets[static_cast<size_t>(t - 1)] + parts[static_cast<size_t>(t - 1)].rows;
-      tp_gathered[static_cast<size_t>(d)] = all_gatherv(plan_, parts, offsets, K_, out_.gathered);
-    }
-    return tp_gathered;
   }
 
   // The monolithic kernel's replay job and the capture jobs of every rank for this call.

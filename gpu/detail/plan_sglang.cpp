@@ -28,7 +28,9 @@ class SglangPlanner {
   void plan_call(const Call& call) {
     const std::vector<TensorRef> received = receive(call);
     const std::vector<bool> needs_tp_gather = decide(call);
-    const std::vector<TensorRef> tp_gathered = gather_attn_tp(needs_tp_gather, received);
+    // The capturer's attn-TP all-gather (state_capturer/routed_experts.py, capture:
+    // attn_tp_all_gather_into_tensor into gather_buffer): each DP rank's T slices in TP order.
+    const std::vector<TensorRef> tp_gathered = gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered);
     schedule_capture(call, received, tp_gathered);
   }
 
@@ -108,20 +110,6 @@ class SglangPlanner {
         if (copy.from_tp_gather) needs[static_cast<size_t>(view.dp)] = true;
     }
     return needs;
-  }
-
-  // The capturer's attn-TP all-gather (state_capturer/routed_experts.py, capture:
-  // attn_tp_all_gather_into_tensor into gather_buffer): the T slices of DP rank d in TP order.
-  std::vector<TensorRef> gather_attn_tp(const std::vector<bool>& needs, const std::vector<TensorRef>& received) {
-    std::vector<TensorRef> out(static_cast<size_t>(D_));
-    for (int d = 0; d < D_; ++d) {
-      if (!needs[static_cast<size_t>(d)]) continue;
-      std::vector<TensorRef> parts(received.begin() + d * T_, received.begin() + (d + 1) * T_);
-      std::vector<int64_t> offsets(static_cast<size_t>(T_), 0);
-      for (int t = 1; t < T_; ++t) offsets[t] = offsets[t - 1] + parts[t - 1].rows;
-      out[static_cast<size_t>(d)] = all_gatherv(plan_, parts, offsets, K_, out_.gathered);
-    }
-    return out;
   }
 
   CaptureJob copy_job(const TensorRef& src, int64_t src_row, int64_t rows, int64_t dst_row) const {

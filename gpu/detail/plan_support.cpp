@@ -40,4 +40,19 @@ TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, con
   return tensor_ref(out);
 }
 
+std::vector<TensorRef> gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs,
+                                        const std::vector<TensorRef>& received, int tp, int top_k,
+                                        std::vector<BufferJob>& checked) {
+  std::vector<TensorRef> out(needs.size());
+  for (size_t d = 0; d < needs.size(); ++d) {
+    if (!needs[d]) continue;
+    const auto first = received.begin() + static_cast<std::ptrdiff_t>(d * static_cast<size_t>(tp));
+    std::vector<TensorRef> parts(first, first + tp);
+    std::vector<int64_t> offsets(static_cast<size_t>(tp), 0);
+    for (size_t t = 1; t < parts.size(); ++t) offsets[t] = offsets[t - 1] + parts[t - 1].rows;
+    out[d] = all_gatherv(plan, parts, offsets, top_k, checked);
+  }
+  return out;
+}
+
 }  // namespace r3::gpu::detail

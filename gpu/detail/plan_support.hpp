@@ -30,4 +30,10 @@ TensorRef materialize(DevicePlan& plan, const RowTensor& rows, int top_k);
 TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, const std::vector<int64_t>& offsets,
                       int top_k, std::vector<BufferJob>& checked);
 
+// Per DP rank d with needs[d]: the TP all-gatherv of what its T ranks received (received is DP-major,
+// d*T + t), in TP order: vLLM's SP-shard gather and SGLang's attn-TP gather alike. Empty refs elsewhere.
+std::vector<TensorRef> gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs,
+                                        const std::vector<TensorRef>& received, int tp, int top_k,
+                                        std::vector<BufferJob>& checked);
+
 }  // namespace r3::gpu::detail
