@@ -35,17 +35,17 @@ attn_tp_all_gather_into_tensor = _unset("attn_tp_all_gather_into_tensor")  # (ou
 get_capture_layout = _unset("get_capture_layout")
 
 
+def dp_window(counts, rank, graph, graph_batch):
+    """The contract's window rule (sglang-contract.md section 5): this DP rank's n = counts[rank]
+    rows start at rank * graph_batch in a graph, else after the ranks before it. graph_batch is None
+    before any decode replay; multiplying by it then raises TypeError, as the engine does."""
+    offset = rank * graph_batch if graph else sum(counts[:rank])
+    return offset, counts[rank]
+
+
 def get_dp_local_slice_cpu(forward_batch, can_run_graph, cuda_graph_batch):
-    """layers/dp_attention.py: (start, n) of this DP rank in a buffer padded per rank. Before any
-    decode replay cuda_graph_batch is None, and dp_rank * None raises TypeError, as SGLang does."""
-    global_num_tokens = forward_batch.global_num_tokens_cpu
-    dp_rank = get_attention_dp_rank()
-    local_num_tokens = global_num_tokens[dp_rank]
-    if can_run_graph:
-        local_start = dp_rank * cuda_graph_batch
-    else:
-        local_start = sum(global_num_tokens[:dp_rank])
-    return local_start, local_num_tokens
+    """(start, n) of this DP rank, from the forward batch the window reads."""
+    return dp_window(forward_batch.global_num_tokens_cpu, get_attention_dp_rank(), can_run_graph, cuda_graph_batch)
 
 
 class DeviceCache:
@@ -81,22 +81,28 @@ class RoutedExpertsCapturer:
         dp = get_parallel().dp_size
         return max(get_schedule().chunked_prefill_size * dp, max_running_requests * dp)
 
+    def _attn_tp_gathered(self, part):
+        """Contract section 3: DeepEP's capturer first all-gathers the attn-TP slices into its
+        preallocated buffer, so the whole padded batch of this DP rank is what gets written."""
+        whole = self.gather_buffer.narrow(0, 0, part.shape[0] * get_parallel().attn_tp_size)
+        attn_tp_all_gather_into_tensor(whole, part)
+        return whole
+
     def capture(self, layer_id, topk_ids):
-        if get_moe_a2a_backend().is_deepep():
-            local = topk_ids
-            topk_ids = self.gather_buffer[: local.shape[0] * get_parallel().attn_tp_size]
-            attn_tp_all_gather_into_tensor(topk_ids, local)
-        self.device_cache.capture(layer_id, topk_ids)
+        written = self._attn_tp_gathered(topk_ids) if get_moe_a2a_backend().is_deepep() else topk_ids
+        self.device_cache.capture(layer_id, written)
+
+    def _window_rows(self, forward_batch, can_run_graph, cuda_graph_batch):
+        """Contract section 5: the DP-rank window under DP attention for every backend but DeepEP
+        (whose capture already put this rank's batch at row 0); [0, len(out_cache_loc)) otherwise."""
+        if not is_dp_attention_enabled() or get_moe_a2a_backend().is_deepep():
+            return 0, forward_batch.out_cache_loc.shape[0]
+        start, n = get_dp_local_slice_cpu(forward_batch, can_run_graph, cuda_graph_batch)
+        return start, start + n
 
     def _get_local_slice(self, forward_batch, can_run_graph, cuda_graph_batch):
-        # DeepEP gathered its own rank's batch at row 0; every other backend under DP attention
-        # left the DP-gathered tensor, so the window starts at this rank's offset in it.
-        if is_dp_attention_enabled() and not get_moe_a2a_backend().is_deepep():
-            start, n = get_dp_local_slice_cpu(forward_batch, can_run_graph, cuda_graph_batch)
-            end = start + n
-        else:
-            start, end = 0, forward_batch.out_cache_loc.shape[0]
-        return self.device_cache.buffer[start:end, :, : self.top_k]
+        lo, hi = self._window_rows(forward_batch, can_run_graph, cuda_graph_batch)
+        return self.device_cache.buffer[lo:hi, :, : self.top_k]
 
     def on_forward_end(self, forward_batch, can_run_graph, cuda_graph_batch):
         window = self._get_local_slice(forward_batch, can_run_graph, cuda_graph_batch)
@@ -125,9 +131,7 @@ class FixedRoutedExpertsCapturer(RoutedExpertsCapturer):
         scattered = get_moe_a2a_backend().is_deepep() or (
             not get_moe_a2a_backend().is_none() and get_parallel().attn_tp_size > 1)
         if scattered:
-            local = topk_ids
-            topk_ids = self.gather_buffer[: local.shape[0] * get_parallel().attn_tp_size]
-            attn_tp_all_gather_into_tensor(topk_ids, local)
+            topk_ids = self._attn_tp_gathered(topk_ids)
         elif is_dp_attention_enabled() and get_moe_a2a_backend().is_none():  # DP-gathered: this rank's rows
             start = layout.dp_local_start
             topk_ids = topk_ids[start: start + layout.dp_local_num_tokens]
