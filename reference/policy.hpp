@@ -29,6 +29,18 @@ class CapturePolicy {
   virtual Allocation allocate(const Case& c) const = 0;
   // Fills `out` (cleared first by the caller) with the copies or the rejection.
   virtual void decide(const CaptureCall& call, CaptureDecision& out) const = 0;
+  // A decision in two parts, for a judge that decides every rank of a call: check_shared()
+  // makes the checks that read only what all ranks of the call see alike (the layer, the
+  // buffer, the DP metadata's own consistency; never dp_rank, tp_rank or rows), and
+  // decide_checked() the rest, for a call check_shared() did not reject. decide() must equal
+  // check_shared() followed by decide_checked(). A check of local_sizes against
+  // num_tokens_across_dp reads D*T entries: made per rank, it cost O((D*T)^2) a case.
+  // The defaults check nothing shared and decide whole.
+  virtual void check_shared(const CaptureCall& call, CaptureDecision& out) const {
+    (void)call;
+    (void)out;
+  }
+  virtual void decide_checked(const CaptureCall& call, CaptureDecision& out) const { decide(call, out); }
   // False when decide() never reads CaptureCall::tp_rank, as in vLLM, where every TP rank of a
   // DP rank takes the same decision from the same shapes. The symbolic judge then decides once
   // per TP group. True (the safe default) for any policy that may treat TP ranks differently.

@@ -92,6 +92,7 @@ struct SpareStorage {
 struct Scratch {
   std::vector<CaptureDecision> decisions;  // per call: the decisions of the current class
   std::vector<CaptureDecision> candidate;  // per call: a TP rank's own, when it decides again
+  std::vector<CaptureDecision> shared;     // per call: the checks every rank makes alike
   std::vector<Finding> findings;           // per class of identical ranks
   std::vector<size_t> finding_of;          // per rank: its class's entry in `findings`
   RowImage image;
@@ -149,12 +150,27 @@ bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDeci
   return true;
 }
 
+// Per call, the checks every rank makes alike (CapturePolicy::check_shared), made once.
+void check_shared(const Step& step, const BufferShape& buffer, const CapturePolicy& policy,
+                  std::vector<CaptureDecision>& shared) {
+  for (size_t k = 0; k < step.calls.size(); ++k) {
+    const Call& call = step.calls[k];
+    shared[k].clear();
+    policy.check_shared(capture_call_for(step, call, call.ranks[0], buffer), shared[k]);
+  }
+}
+
+// Rank r's decisions: a call whose shared checks rejected rejects on every rank.
 void decide_rank(const Step& step, size_t r, const BufferShape& buffer, const CapturePolicy& policy,
-                 std::vector<CaptureDecision>& out) {
+                 const std::vector<CaptureDecision>& shared, std::vector<CaptureDecision>& out) {
   for (size_t k = 0; k < step.calls.size(); ++k) {
     const Call& call = step.calls[k];
     out[k].clear();
-    policy.decide(capture_call_for(step, call, call.ranks[r], buffer), out[k]);
+    if (shared[k].rejected) {
+      out[k].reject("");
+      continue;
+    }
+    policy.decide_checked(capture_call_for(step, call, call.ranks[r], buffer), out[k]);
   }
 }
 
@@ -291,8 +307,10 @@ void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
   s.finding_of.resize(rank_count);
   s.decisions.resize(calls);
   s.candidate.resize(calls);
+  s.shared.resize(calls);
   for (CaptureDecision& d : s.decisions) d.wants_words = false;
   for (CaptureDecision& d : s.candidate) d.wants_words = false;
+  for (CaptureDecision& d : s.shared) d.wants_words = false;
 }
 
 }  // namespace
@@ -312,6 +330,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const bool by_class = classes == RankClasses::identical_ranks_once;
   const bool per_tp_group = by_class && !policy.reads_tp_rank();
   prepare(s, rank_count, calls, j);
+  check_shared(step, buffer, policy, s.shared);
   size_t class_count = 0;
   const size_t tp = static_cast<size_t>(step.tp);
   // Rank r joins the class of its TP neighbour or starts one of its own.
@@ -319,7 +338,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     RankJudgement& rank = j.ranks[r];
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
     const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
-    if (decided_again) decide_rank(step, r, buffer, policy, s.candidate);
+    if (decided_again) decide_rank(step, r, buffer, policy, s.shared, s.candidate);
     const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
     if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
       join_class(rank, static_cast<int>(r / tp), static_cast<int>(r % tp), j.ranks[r - 1]);

@@ -35,6 +35,12 @@ class R3Fixed final : public CapturePolicy {
   }
 
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
+    check_shared(call, out);
+    if (!out.rejected) decide_checked(call, out);
+  }
+
+  // Everything but the rank's own rows: the layer, the metadata's presence and its consistency.
+  void check_shared(const CaptureCall& call, CaptureDecision& out) const override {
     if (call.layer < 0 || call.layer >= call.capture_buffer.layers) {
       return out.reject([&] {
         return "layer " + text(call.layer) + " outside [0, " + text(call.capture_buffer.layers) + ")";
@@ -44,7 +50,7 @@ class R3Fixed final : public CapturePolicy {
       if (call.dp_size != 1) {
         return out.reject([&] { return "no DP metadata on a step with dp_size " + text(call.dp_size); });
       }
-      return write(branch::single, call, {call.row_offset, 0, call.rows, false}, out);
+      return;
     }
     const auto& across = call.metadata->num_tokens_across_dp;
     const auto& sizes = call.metadata->local_sizes;
@@ -57,9 +63,7 @@ class R3Fixed final : public CapturePolicy {
       });
     }
     if (!sizes) return out.reject("local_sizes unset on a step with DP metadata");
-    const int per_rank = sizes->size() == static_cast<size_t>(D) ? 1
-                         : sizes->size() == static_cast<size_t>(D) * call.tp_size ? call.tp_size
-                                                                                    : 0;
+    const int per_rank = shards_per_rank(call);
     if (per_rank == 0) {
       return out.reject([&] {
         return "local_sizes has " + text(static_cast<int64_t>(sizes->size())) + " entries, expected dp_size " +
@@ -79,11 +83,22 @@ class R3Fixed final : public CapturePolicy {
         }
       }
     }
-    const bool sp = per_rank > 1;
+  }
+
+  void decide_checked(const CaptureCall& call, CaptureDecision& out) const override {
+    if (call.metadata == nullptr) return write(branch::single, call, {call.row_offset, 0, call.rows, false}, out);
+    const bool sp = shards_per_rank(call) > 1;
+    const auto& across = call.metadata->num_tokens_across_dp;
     return call.chunk_size > 0 ? decide_chunk(call, across, sp, out) : decide_batch(call, *call.metadata, sp, out);
   }
 
  private:
+  // local_sizes holds one entry a DP rank, or one a (DP, TP) rank under SP; 0: neither.
+  static int shards_per_rank(const CaptureCall& call) {
+    const size_t entries = call.metadata->local_sizes->size(), D = static_cast<size_t>(call.dp_size);
+    return entries == D ? 1 : entries == D * static_cast<size_t>(call.tp_size) ? call.tp_size : 0;
+  }
+
   static int64_t expected_local_size(int64_t n, int per_rank, const CaptureCall& call) {
     const int64_t rows = ceil_div(n, per_rank);
     if (call.chunk_size == 0) return rows;
