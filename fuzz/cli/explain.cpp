@@ -66,7 +66,7 @@ ojson call_json(const Explanation& e, const Call& call) {
   ojson branches = ojson::object();
   for (const Judgement& j : e.policies) {
     ojson per_rank = ojson::array();
-    for (const RankJudgement& r : j.ranks) per_rank.push_back(std::string(r.branches[static_cast<size_t>(call.index)]));
+    for (const RankJudgement& r : j.classes) per_rank.push_back(std::string(r.branches[static_cast<size_t>(call.index)]));
     branches[j.impl] = std::move(per_rank);
   }
   // A DP chunk covers rows of each TP rank's share (after the SP split), not one token range.
@@ -82,7 +82,7 @@ ojson call_json(const Explanation& e, const Call& call) {
 
 ojson policy_json(const Judgement& j) {
   ojson ranks = ojson::array();
-  for (const RankJudgement& r : j.ranks) {
+  for (const RankJudgement& r : j.classes) {
     ojson branches = ojson::array();
     for (std::string_view b : r.branches) branches.push_back(std::string(b));
     ranks.push_back({{"dp", r.dp},
@@ -166,7 +166,7 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
       std::vector<std::string> row = {std::to_string(v.dp), std::to_string(v.tp), received_text(s.path, call, v),
                                       std::to_string(received_rows(call, v)),
                                       range_text(expected_source_range(call, v))};
-      for (const Judgement& j : e.policies) row.push_back(std::string(j.ranks[r].branches[static_cast<size_t>(call.index)]));
+      for (const Judgement& j : e.policies) row.push_back(std::string(j.classes[r].branches[static_cast<size_t>(call.index)]));
       t.add(row);
     }
     out << t.render();
@@ -182,7 +182,7 @@ void write_policies(const Explanation& e, std::ostringstream& out) {
     if (j.allocation.replay_rows) out << ", replay buffer " << *j.allocation.replay_rows << " rows";
     out << "\n";
     Table t({"dp", "tp", "branch", "rows", "verdict"}, 2);
-    for (const RankJudgement& r : j.ranks)
+    for (const RankJudgement& r : j.classes)
       t.add({std::to_string(r.dp), std::to_string(r.tp), step_branch(r), range_text(r.rows), std::string(to_string(r.verdict))});
     out << t.render("    ");
   }
@@ -195,7 +195,8 @@ Result<Explanation> explain_case(const Case& c) {
   Explanation e{c, std::move(step), {}};
   for (std::string_view name : explained_policy_names(c.engine)) {
     const std::unique_ptr<CapturePolicy> policy = make_policy(name);
-    e.policies.push_back(judge_symbolic(c, e.step, *policy, policy->name()));
+    Judgement& j = e.policies.emplace_back(judge_symbolic(c, e.step, *policy, policy->name()));
+    split_into_ranks(j);  // explain shows every rank
   }
   return e;
 }

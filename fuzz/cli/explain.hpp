@@ -19,7 +19,9 @@ namespace r3 {
 struct Explanation {
   Case c;
   Step step;
-  std::vector<Judgement> policies;  // explained_policy_names(c.engine), in that order
+  // explained_policy_names(c.engine), in that order; one class a rank (split_into_ranks), so
+  // classes[r] is rank r's outcome.
+  std::vector<Judgement> policies;
 };
 
 // The policy models an explanation judges: vllm-50874, vllm-pre-50874, r3-fixed for vLLM cases;

@@ -134,8 +134,8 @@ void write_policies(const Explanation& e, std::ostringstream& out) {
     if (!j.detail.empty()) out << ": " << terminal_safe(j.detail);
     out << "\n    device buffer " << d.buffer_rows << " rows\n";
     Table t({"dp", "tp", "window", "branch", "published (source rows -> row)", "verdict"}, 2);
-    for (size_t r = 0; r < j.ranks.size(); ++r) {
-      const RankJudgement& rank = j.ranks[r];
+    for (size_t r = 0; r < j.classes.size(); ++r) {
+      const RankJudgement& rank = j.classes[r];
       t.add({num(rank.dp), num(rank.tp), window_text(d.per_rank[r]), std::string(d.per_rank[r].back().branch),
              published_text(d.per_rank[r]), std::string(to_string(rank.verdict))});
     }
@@ -146,7 +146,7 @@ void write_policies(const Explanation& e, std::ostringstream& out) {
 ojson policy_json(const Explanation& e, const Judgement& j) {
   const Decisions d = decide_all(e, j);
   ojson ranks = ojson::array();
-  for (size_t r = 0; r < j.ranks.size(); ++r) {
+  for (size_t r = 0; r < j.classes.size(); ++r) {
     ojson calls = ojson::array();
     for (const CaptureDecision& dec : d.per_rank[r]) {
       ojson copies = ojson::array();
@@ -157,9 +157,9 @@ ojson policy_json(const Explanation& e, const Judgement& j) {
                        {"rejected", dec.rejected},
                        {"published", std::move(copies)}});
     }
-    ranks.push_back({{"dp", j.ranks[r].dp},
-                     {"tp", j.ranks[r].tp},
-                     {"verdict", std::string(to_string(j.ranks[r].verdict))},
+    ranks.push_back({{"dp", j.classes[r].dp},
+                     {"tp", j.classes[r].tp},
+                     {"verdict", std::string(to_string(j.classes[r].verdict))},
                      {"calls", std::move(calls)}});
   }
   return {{"verdict", std::string(to_string(j.verdict))},

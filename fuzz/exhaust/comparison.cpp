@@ -3,7 +3,22 @@
 namespace r3 {
 namespace {
 
-std::string rank_name(const RankJudgement& r) { return "dp " + std::to_string(r.dp) + " tp " + std::to_string(r.tp); }
+// The ranks of a judgement in DP-major order, through its classes.
+class RankCursor {
+ public:
+  explicit RankCursor(const Judgement& j) : classes_(j.classes) {}
+  bool done() const { return k_ == classes_.size(); }
+  const RankJudgement& rank() const { return classes_[k_]; }  // the class of the current rank
+  int tp() const { return classes_[k_].tp + offset_; }
+  void next() {
+    if (++offset_ == classes_[k_].members) ++k_, offset_ = 0;
+  }
+
+ private:
+  const std::vector<RankJudgement>& classes_;
+  size_t k_ = 0;
+  int offset_ = 0;
+};
 
 }  // namespace
 
@@ -23,19 +38,24 @@ std::string summarize(const Judgement& j) {
 std::optional<std::string> outcome_difference(const Judgement& a, const Judgement& b) {
   auto both = [&] { return a.impl + ": " + summarize(a) + "; " + b.impl + ": " + summarize(b); };
   if (a.verdict != b.verdict || a.severity != b.severity) return both();
-  if (a.ranks.size() != b.ranks.size()) {
-    return a.impl + " judged " + std::to_string(a.ranks.size()) + " ranks, " + b.impl + " " +
-           std::to_string(b.ranks.size());
+  if (a.rank_count() != b.rank_count()) {
+    return a.impl + " judged " + std::to_string(a.rank_count()) + " ranks, " + b.impl + " " +
+           std::to_string(b.rank_count());
   }
-  for (size_t r = 0; r < a.ranks.size(); ++r) {
-    const RankJudgement& x = a.ranks[r];
-    const RankJudgement& y = b.ranks[r];
-    if (x.verdict != y.verdict || x.rejected != y.rejected) {
-      auto side = [](const Judgement& j, const RankJudgement& rank) {
+  // Rank by rank: the two judgements may group their ranks into different classes. A member
+  // takes its class's outcome; the words are the lead's (each failing rank leads its own class
+  // when every rank's words were asked for).
+  RankCursor x(a), y(b);
+  for (; !x.done(); x.next(), y.next()) {
+    if (x.rank().verdict != y.rank().verdict || x.rank().rejected != y.rank().rejected) {
+      auto side = [](const Judgement& j, const RankCursor& at) {
+        const RankJudgement& rank = at.rank();
+        const bool lead = at.tp() == rank.tp;
         return j.impl + " " + std::string(to_string(rank.verdict)) + (rank.rejected ? " (raised)" : "") +
-               (rank.detail.empty() ? "" : ": " + rank.detail);
+               (!lead || rank.detail.empty() ? "" : ": " + rank.detail);
       };
-      return rank_name(x) + " differs: " + side(a, x) + "; " + side(b, y);
+      return "dp " + std::to_string(x.rank().dp) + " tp " + std::to_string(x.tp()) + " differs: " + side(a, x) + "; " +
+             side(b, y);
     }
   }
   return std::nullopt;

@@ -37,14 +37,17 @@ bool same_gathers(const std::vector<char>& a, const std::vector<char>& b) {
   return true;
 }
 
-// A TP group whose ranks disagree on issuing the TP all-gather hangs in production.
-const RankJudgement* collective_mismatch(const Judgement& j, const Step& step) {
-  for (int d = 0; d < step.dp; ++d) {
-    const RankJudgement& lead = j.ranks[static_cast<size_t>(d * step.tp)];
-    for (int t = 1; t < step.tp; ++t) {
-      const RankJudgement& other = j.ranks[static_cast<size_t>(d * step.tp + t)];
-      if (!same_gathers(other.tp_gathers, lead.tp_gathers)) return &other;
+// A TP group whose ranks disagree on issuing the TP all-gather hangs in production. A class's
+// members issue what its lead does, so the first class of a group that differs from the
+// group's first class holds the first odd rank.
+const RankJudgement* collective_mismatch(const Judgement& j) {
+  const RankJudgement* group_lead = nullptr;
+  for (const RankJudgement& c : j.classes) {
+    if (c.tp == 0) {
+      group_lead = &c;
+      continue;
     }
+    if (!same_gathers(c.tp_gathers, group_lead->tp_gathers)) return &c;
   }
   return nullptr;
 }
@@ -60,24 +63,25 @@ void conclude(Judgement& j, const Case& c, const Step& step) {
       if (j.detail.empty()) j.detail = rank->detail;
     }
   };
-  const RankJudgement* lead = j.ranks.empty() ? nullptr : &j.ranks.front();
+  const RankJudgement* lead = j.classes.empty() ? nullptr : &j.classes.front();
   if (capacity_short(j, c, step)) return settle(Verdict::capacity, Severity::failure, lead);
   if (step.rejection) {
-    const bool someone_rejected = std::any_of(j.ranks.begin(), j.ranks.end(), [](auto& r) { return r.rejected; });
+    const bool someone_rejected = std::any_of(j.classes.begin(), j.classes.end(), [](auto& r) { return r.rejected; });
     if (someone_rejected) return settle(Verdict::pass, Severity::none, nullptr);
-    for (RankJudgement& r : j.ranks) {
+    for (RankJudgement& r : j.classes) {
       r.verdict = Verdict::missed_reject;
       r.detail = "accepted metadata the reference rejects: " + *step.rejection;
     }
     return settle(Verdict::missed_reject, Severity::failure, lead);
   }
-  if (const RankJudgement* odd = collective_mismatch(j, step)) {
+  if (const RankJudgement* odd = collective_mismatch(j)) {
     j.detail = "dp " + std::to_string(odd->dp) + ": tp 0 and tp " + std::to_string(odd->tp) +
                " disagree on issuing the TP all-gather (a hang in production)";
     return settle(Verdict::collective_mismatch, Severity::failure, odd);
   }
+  // A class's lead is its first rank, and a class with TP rank 0 leads with it.
   const RankJudgement* first_failing = nullptr;
-  for (const RankJudgement& r : j.ranks) {
+  for (const RankJudgement& r : j.classes) {
     if (r.verdict == Verdict::pass) continue;
     if (!first_failing) first_failing = &r;
     // Only TP rank 0 publishes; overflows and raised errors hurt whichever rank hits them.

@@ -100,10 +100,10 @@ void judge_case_into(Judgement& out, const Implementation& impl, const Case& c, 
 
 std::string branch_taken(const Judgement& j) {
   if (!j.branch.empty()) return j.branch;
-  if (j.ranks.empty() || j.ranks.front().branches.empty()) return "none";
-  for (std::string_view b : j.ranks.front().branches)
+  if (j.classes.empty() || j.classes.front().branches.empty()) return "none";
+  for (std::string_view b : j.classes.front().branches)
     if (b == branch::error) return std::string(branch::error);
-  return std::string(j.ranks.front().branches.back());
+  return std::string(j.classes.front().branches.back());
 }
 
 }  // namespace r3

@@ -240,13 +240,13 @@ Judgement judge_concrete(const Case& c, const Step& step, const ConcreteOutcome&
     return j;
   }
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
-  j.ranks.resize(rank_count);
+  j.classes.resize(rank_count);  // a class a rank: each buffer is compared on its own
   ReplayReference replay_cache;
   std::vector<int32_t> reference;  // capture body of DP rank reference_dp
   int reference_dp = -1;
   for (size_t r = 0; r < rank_count; ++r) {
     const ConcreteRank& got = outcome.ranks[r];
-    RankJudgement& rank = j.ranks[r];
+    RankJudgement& rank = j.classes[r];
     rank.dp = got.dp;
     rank.tp = got.tp;
     int copies_made = 0;

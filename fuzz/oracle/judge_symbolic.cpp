@@ -94,7 +94,7 @@ struct Scratch {
   std::vector<CaptureDecision> candidate;  // per call: a TP rank's own, when it decides again
   std::vector<CaptureDecision> shared;     // per call: the checks every rank makes alike
   std::vector<Finding> findings;           // per class of identical ranks
-  std::vector<size_t> finding_of;          // per rank: its class's entry in `findings`
+  std::vector<RankJudgement> split;        // every_rank: the classes, failing ones split into ranks
   RowImage image;
   RowTensor gathered;
   SpareStorage spare;
@@ -231,50 +231,60 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
   }
 }
 
+size_t rank_index(const Step& step, const RankJudgement& rank) {
+  return static_cast<size_t>(rank.dp) * static_cast<size_t>(step.tp) + static_cast<size_t>(rank.tp);
+}
+
 // The ranks whose words a report can show: the first failing rank conclude() may settle on
-// with TP rank 0 or a non-latent verdict, and the first failing rank of all.
+// with TP rank 0 or a non-latent verdict, and the first failing rank of all. Both lead their
+// class (a class holds one DP rank's TP ranks in order, so its first failing rank is its lead).
 void render_reported(Judgement& j, const Scratch& s, const Wording& w) {
   bool first = true, first_published = true;
-  for (size_t r = 0; r < j.ranks.size() && (first || first_published); ++r) {
-    RankJudgement& rank = j.ranks[r];
+  for (size_t k = 0; k < j.classes.size() && (first || first_published); ++k) {
+    RankJudgement& rank = j.classes[k];
     if (rank.verdict == Verdict::pass) continue;
     const bool published = rank.tp == 0 || rank.verdict != Verdict::wrong_rows;
     if (first || (first_published && published))
-      rank.detail = render(s.findings[s.finding_of[r]], w, r, rank.dp, rank.tp);
+      rank.detail = render(s.findings[k], w, rank_index(w.step, rank), rank.dp, rank.tp);
     first = false;
     if (published) first_published = false;
   }
 }
 
+// Every failing rank's words: a failing class becomes one class a member, each naming itself.
+// A step the reference rejects splits every class: conclude() words each rank's missed rejection.
+void render_every_rank(Judgement& j, Scratch& s, const Wording& w) {
+  const bool split_all = w.step.rejection.has_value();
+  const bool any_failing_class =
+      std::any_of(j.classes.begin(), j.classes.end(), [](auto& c) { return c.verdict != Verdict::pass; });
+  if (!any_failing_class && !split_all) return;
+  s.split.clear();
+  for (size_t k = 0; k < j.classes.size(); ++k) {
+    const RankJudgement& c = j.classes[k];
+    if (c.verdict == Verdict::pass && !split_all) {
+      s.split.push_back(c);
+      continue;
+    }
+    for (int t = c.tp; t <= c.last_tp(); ++t) {
+      RankJudgement& rank = s.split.emplace_back(c);
+      rank.tp = t;
+      rank.members = 1;
+      rank.detail = c.verdict == Verdict::pass ? "" : render(s.findings[k], w, rank_index(w.step, rank), rank.dp, t);
+    }
+  }
+  j.classes.swap(s.split);
+}
+
 void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
   rank.dp = static_cast<int>(r) / tp;
   rank.tp = static_cast<int>(r) % tp;
+  rank.members = 1;
   rank.verdict = Verdict::pass;
   rank.branches.resize(calls);
   rank.rows.reset();
   rank.detail.clear();
   rank.rejected = false;
   rank.tp_gathers.assign(calls, 0);
-}
-
-// A member (dp, tp) of the class of rank `lead` takes its outcome. Field by field, without
-// reallocating: most cases have one call, and a member costs about as much as this copy.
-void join_class(RankJudgement& rank, int dp, int tp, const RankJudgement& lead) {
-  rank.dp = dp;
-  rank.tp = tp;
-  rank.verdict = lead.verdict;
-  rank.rows = lead.rows;
-  if (!rank.detail.empty()) rank.detail.clear();
-  rank.rejected = lead.rejected;
-  const size_t calls = lead.branches.size();
-  if (rank.branches.size() != calls) {
-    rank.branches.resize(calls);
-    rank.tp_gathers.resize(calls);
-  }
-  for (size_t k = 0; k < calls; ++k) {
-    rank.branches[k] = lead.branches[k];
-    rank.tp_gathers[k] = lead.tp_gathers[k];
-  }
 }
 
 // True when every TP rank of DP rank d is in the class of TP rank 0, whose decisions are
@@ -301,10 +311,8 @@ bool whole_group_alike(const Step& step, size_t d, const std::vector<CaptureDeci
   return true;
 }
 
-void prepare(Scratch& s, size_t rank_count, size_t calls, Judgement& j) {
-  resize_keeping_storage(j.ranks, rank_count, s.spare);
+void prepare(Scratch& s, size_t rank_count, size_t calls) {
   if (s.findings.size() < rank_count) s.findings.resize(rank_count);
-  s.finding_of.resize(rank_count);
   s.decisions.resize(calls);
   s.candidate.resize(calls);
   s.shared.resize(calls);
@@ -329,27 +337,31 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const size_t calls = step.calls.size();
   const bool by_class = classes == RankClasses::identical_ranks_once;
   const bool per_tp_group = by_class && !policy.reads_tp_rank();
-  prepare(s, rank_count, calls, j);
+  prepare(s, rank_count, calls);
   check_shared(step, buffer, policy, s.shared);
+  // Classes are written in order over the judgement's entries, which keep their storage from
+  // the case before (rank counts swing from 1 to 512 between cases).
   size_t class_count = 0;
+  auto start_class = [&]() -> RankJudgement& {
+    if (class_count == j.classes.size()) resize_keeping_storage(j.classes, class_count + 1, s.spare);
+    return j.classes[class_count++];
+  };
   const size_t tp = static_cast<size_t>(step.tp);
-  // Rank r joins the class of its TP neighbour or starts one of its own.
+  // Rank r joins the class of its TP neighbour r-1 (the last class) or starts one of its own.
   auto judge_in_turn = [&](size_t r) {
-    RankJudgement& rank = j.ranks[r];
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
     const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
     if (decided_again) decide_rank(step, r, buffer, policy, s.shared, s.candidate);
     const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
     if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
-      join_class(rank, static_cast<int>(r / tp), static_cast<int>(r % tp), j.ranks[r - 1]);
-      s.finding_of[r] = s.finding_of[r - 1];
+      ++j.classes[class_count - 1].members;
       return;
     }
     if (decided_again) s.decisions.swap(s.candidate);
+    RankJudgement& rank = start_class();
     reset(rank, r, step.tp, calls);
     for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
-    s.finding_of[r] = class_count;
-    Finding& finding = s.findings[class_count++];
+    Finding& finding = s.findings[class_count - 1];
     finding.kind = Finding::Kind::none;
     judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
   };
@@ -357,22 +369,15 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     const size_t lead = d * tp;
     judge_in_turn(lead);
     if (per_tp_group && whole_group_alike(step, d, s.decisions)) {
-      for (size_t t = 1; t < tp; ++t) {
-        join_class(j.ranks[lead + t], static_cast<int>(d), static_cast<int>(t), j.ranks[lead]);
-        s.finding_of[lead + t] = s.finding_of[lead];
-      }
+      j.classes[class_count - 1].members = step.tp;
       continue;
     }
     for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r);
   }
+  resize_keeping_storage(j.classes, class_count, s.spare);
   const Wording words{step, policy, buffer};
-  if (details == RankDetails::every_rank) {
-    for (size_t r = 0; r < rank_count; ++r)
-      if (j.ranks[r].verdict != Verdict::pass)
-        j.ranks[r].detail = render(s.findings[s.finding_of[r]], words, r, j.ranks[r].dp, j.ranks[r].tp);
-  } else {
-    render_reported(j, s, words);
-  }
+  if (details == RankDetails::every_rank) render_every_rank(j, s, words);
+  else render_reported(j, s, words);
   conclude(j, c, step);
 }
 

@@ -30,8 +30,8 @@ TEST(GpuFaults, ReplayPerRankOverflowsByTheGatheredRowsBeyondM) {
   }
   const Step step = testing::step_of(c);
   const Judgement j = judge_concrete(c, step, out, "gpu+replay-per-rank");
-  EXPECT_EQ(j.ranks[0].verdict, Verdict::overflow);
-  EXPECT_EQ(j.ranks[0].detail, "replay buffer of dp 0 tp 0: 4 rows written past its end (it holds 4 rows)");
+  EXPECT_EQ(j.classes[0].verdict, Verdict::overflow);
+  EXPECT_EQ(j.classes[0].detail, "replay buffer of dp 0 tp 0: 4 rows written past its end (it holds 4 rows)");
   // Without the fault the dispatch-group buffer (M * D * T = 16 rows) holds all 8.
   const ConcreteOutcome fine = run(*gpu(), c);
   for (const ConcreteRank& rank : fine.ranks) EXPECT_EQ(rows_past_end(*rank.replay), 0);

@@ -109,7 +109,7 @@ TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
     EXPECT_EQ(j.verdict, Verdict::wrong_rows) << "case #" << i << ": " << j.detail;
     EXPECT_EQ(j.severity, Severity::latent) << "case #" << i;
     EXPECT_TRUE(c.topology.sp) << "case #" << i;
-    for (const RankJudgement& rank : j.ranks) {
+    for (const RankJudgement& rank : rank_by_rank(j)) {
       if (rank.verdict == Verdict::pass) continue;
       EXPECT_GT(rank.tp, 0) << "case #" << i;
       EXPECT_EQ(n[static_cast<size_t>(rank.dp)], 1) << "case #" << i << ": " << rank.detail;

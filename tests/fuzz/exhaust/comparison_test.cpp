@@ -14,7 +14,7 @@ Judgement judged(std::string impl, Verdict v, Severity s, std::vector<Verdict> r
     RankJudgement rank;
     rank.dp = static_cast<int>(r);
     rank.verdict = ranks[r];
-    j.ranks.push_back(rank);
+    j.classes.push_back(rank);
   }
   return j;
 }
@@ -39,7 +39,7 @@ TEST(Comparison, CaseVerdictDifference) {
 TEST(Comparison, RankDifferenceUnderTheSameCaseVerdict) {
   Judgement a = judged("a", Verdict::overflow, Severity::failure, {Verdict::overflow, Verdict::pass});
   Judgement b = judged("b", Verdict::overflow, Severity::failure, {Verdict::overflow, Verdict::overflow});
-  b.ranks[1].rejected = true;
+  b.classes[1].rejected = true;
   EXPECT_EQ(outcome_difference(a, b), "dp 1 tp 0 differs: a pass; b overflow (raised)");
 }
 

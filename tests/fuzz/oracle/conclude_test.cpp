@@ -23,7 +23,7 @@ struct Fixture {
         r.tp = t;
         r.branches = {branch::sp_allgather};
         r.tp_gathers = {1};
-        out.ranks.push_back(r);
+        out.classes.push_back(r);
       }
     return out;
   }
@@ -40,7 +40,7 @@ TEST(Conclude, AllPassingIsPassWithNoSeverity) {
 TEST(Conclude, CapacityComesFirst) {
   Fixture f;
   f.j.allocation.capture_rows = 2;
-  f.j.ranks[1].verdict = Verdict::wrong_rows;
+  f.j.classes[1].verdict = Verdict::wrong_rows;
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::capacity);
   EXPECT_EQ(f.j.severity, Severity::failure);
@@ -60,10 +60,10 @@ TEST(Conclude, ReplayCapacity) {
 
 TEST(Conclude, TpRankZeroFailureBeatsAnEarlierLatentOne) {
   Fixture f;
-  f.j.ranks[1].verdict = Verdict::wrong_rows;
-  f.j.ranks[1].detail = "tp 1 detail";
-  f.j.ranks[2].verdict = Verdict::wrong_rows;
-  f.j.ranks[2].detail = "tp 0 detail";
+  f.j.classes[1].verdict = Verdict::wrong_rows;
+  f.j.classes[1].detail = "tp 1 detail";
+  f.j.classes[2].verdict = Verdict::wrong_rows;
+  f.j.classes[2].detail = "tp 0 detail";
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::wrong_rows);
   EXPECT_EQ(f.j.severity, Severity::failure);
@@ -73,8 +73,8 @@ TEST(Conclude, TpRankZeroFailureBeatsAnEarlierLatentOne) {
 
 TEST(Conclude, OnlyTpRanksAboveZeroWrongIsLatent) {
   Fixture f;
-  f.j.ranks[3].verdict = Verdict::wrong_rows;
-  f.j.ranks[3].detail = "tp 1 detail";
+  f.j.classes[3].verdict = Verdict::wrong_rows;
+  f.j.classes[3].detail = "tp 1 detail";
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::wrong_rows);
   EXPECT_EQ(f.j.severity, Severity::latent);
@@ -83,10 +83,10 @@ TEST(Conclude, OnlyTpRanksAboveZeroWrongIsLatent) {
 
 TEST(Conclude, ARaiseOnAnyTpRankIsAFailure) {
   Fixture f;
-  f.j.ranks[3].verdict = Verdict::spurious_reject;
-  f.j.ranks[3].branches = {branch::error};
-  f.j.ranks[3].tp_gathers = {0};
-  f.j.ranks[2].tp_gathers = {0};
+  f.j.classes[3].verdict = Verdict::spurious_reject;
+  f.j.classes[3].branches = {branch::error};
+  f.j.classes[3].tp_gathers = {0};
+  f.j.classes[2].tp_gathers = {0};
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::spurious_reject);
   EXPECT_EQ(f.j.severity, Severity::failure);
@@ -95,8 +95,8 @@ TEST(Conclude, ARaiseOnAnyTpRankIsAFailure) {
 
 TEST(Conclude, TpRanksDisagreeingOnTheGatherIsACollectiveMismatch) {
   Fixture f;
-  f.j.ranks[1].tp_gathers = {0};
-  f.j.ranks[1].branches = {branch::local};
+  f.j.classes[1].tp_gathers = {0};
+  f.j.classes[1].branches = {branch::local};
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::collective_mismatch);
   EXPECT_EQ(f.j.severity, Severity::failure);
@@ -115,7 +115,7 @@ TEST(Conclude, MissedAndHonouredRejections) {
   EXPECT_EQ(accepted.detail,
             "accepted metadata the reference rejects: metadata.local_sizes: unset on a step with DP metadata (the "
             "layout gives [2, 2, 1, 1])");
-  f.j.ranks[0].rejected = true;
+  f.j.classes[0].rejected = true;
   conclude(f.j, f.c, f.step);
   EXPECT_EQ(f.j.verdict, Verdict::pass);
 }

@@ -29,8 +29,8 @@ TEST(JudgeConcrete, GatheredMonolithicOnPre50874IsCapacityWithTheReplayOverflowP
   EXPECT_EQ(j.verdict, Verdict::capacity);
   EXPECT_EQ(j.severity, Severity::failure);
   EXPECT_EQ(j.detail, "replay buffer has 4 rows, the gathered batch the monolithic kernel processes has 8");
-  EXPECT_EQ(j.ranks[1].verdict, Verdict::overflow);
-  EXPECT_EQ(j.ranks[1].detail, "replay buffer of dp 1 tp 0: 4 rows written past its end (it holds 4 rows)");
+  EXPECT_EQ(j.classes[1].verdict, Verdict::overflow);
+  EXPECT_EQ(j.classes[1].detail, "replay buffer of dp 1 tp 0: 4 rows written past its end (it holds 4 rows)");
 }
 
 TEST(JudgeConcrete, OneRowShardOnTpRankOneIsLatentCornerCase2) {

@@ -41,8 +41,8 @@ TEST(JudgeSymbolic, NamesTheFirstMisplacedToken) {
   EXPECT_EQ(j.severity, Severity::failure);
   EXPECT_EQ(j.branch, "local");
   EXPECT_EQ(j.detail, "buffer row 0 of dp 1 tp 0 holds token (0, 0), expected token (1, 0)");
-  EXPECT_EQ(j.ranks[0].verdict, Verdict::pass);
-  EXPECT_EQ(j.ranks[1].rows, (RowRange{0, 3}));
+  EXPECT_EQ(rank_by_rank(j)[0].verdict, Verdict::pass);
+  EXPECT_EQ(rank_by_rank(j)[1].rows, (RowRange{0, 3}));
 }
 
 TEST(JudgeSymbolic, ReadingPastTheReceivedTensorIsWrongRows) {
@@ -56,8 +56,8 @@ TEST(JudgeSymbolic, WritingPastTheBufferIsAnOverflow) {
   EXPECT_EQ(j.verdict, Verdict::overflow);
   EXPECT_EQ(j.severity, Severity::failure);
   EXPECT_EQ(j.detail, "capture buffer of dp 0 tp 0: 1 rows written past its end (it holds 3 rows)");
-  EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
-  EXPECT_EQ(j.ranks[1].detail, "buffer row 0 of dp 1 tp 0 holds an untouched row, expected token (1, 0)");
+  EXPECT_EQ(rank_by_rank(j)[1].verdict, Verdict::wrong_rows);
+  EXPECT_EQ(rank_by_rank(j)[1].detail, "buffer row 0 of dp 1 tp 0 holds an untouched row, expected token (1, 0)");
 }
 
 TEST(JudgeSymbolic, WritingBeforeRowZeroIsAnOverflowAsInConcreteMode) {
@@ -79,8 +79,8 @@ TEST(JudgeSymbolic, Vllm50874PassesTheUpstreamLayouts) {
     EXPECT_EQ(j.verdict, Verdict::pass) << to_string(path) << ": " << j.detail;
   }
   const Judgement j = judge(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered), *policy);
-  EXPECT_EQ(j.ranks[2].branches, (std::vector<std::string_view>{branch::gathered_shards}));
-  EXPECT_EQ(j.ranks[2].rows, (RowRange{4, 6}));
+  EXPECT_EQ(rank_by_rank(j)[2].branches, (std::vector<std::string_view>{branch::gathered_shards}));
+  EXPECT_EQ(rank_by_rank(j)[2].rows, (RowRange{4, 6}));
 }
 
 // corner case 2 (docs/layout-contract.md section 8): a one-row shard takes branch 3 without the TP gather.
@@ -90,8 +90,8 @@ TEST(JudgeSymbolic, OneRowShardIsLatentOnTpRankOne) {
   EXPECT_EQ(j.severity, Severity::latent);
   EXPECT_EQ(j.branch, "local");
   EXPECT_EQ(j.detail, "buffer row 0 of dp 0 tp 1 holds SP padding row 1 of dp 0, expected token (0, 0)");
-  EXPECT_EQ(j.ranks[0].verdict, Verdict::pass);
-  EXPECT_EQ(j.ranks[1].verdict, Verdict::wrong_rows);
+  EXPECT_EQ(rank_by_rank(j)[0].verdict, Verdict::pass);
+  EXPECT_EQ(rank_by_rank(j)[1].verdict, Verdict::wrong_rows);
   EXPECT_EQ(signature_of(j, make_case(test::kDp2Tp2EpSp, 8, {1, 4}, Path::sp_shard)).text(), "vllm-50874/wrong_rows/sp_shard/local");
 }
 
@@ -106,7 +106,7 @@ TEST(JudgeSymbolic, MicrobatchesOverwriteEachOtherOnVllm50874) {
   EXPECT_EQ(j.detail,
             "buffer row 0 of dp 0 tp 0 holds token (0, 5), expected token (0, 0) (call 2 of 2 wrote tokens (0, 5..9) "
             "over rows 0..4)");
-  for (const RankJudgement& r : j.ranks) {
+  for (const RankJudgement& r : rank_by_rank(j)) {
     EXPECT_EQ(r.verdict, Verdict::wrong_rows);
     EXPECT_FALSE(r.rejected);
     EXPECT_EQ(r.branches, (std::vector<std::string_view>{branch::local, branch::local}));
@@ -178,9 +178,9 @@ TEST(JudgeSymbolic, EachRankOfAClassIsWordedWithItsOwnDecision) {
   c.topology.tp = 2;
   const Judgement j = judge(c, TpNamingRejectPolicy());
   EXPECT_EQ(j.detail, "dp 0 tp 0 raised on a valid case: tp 0 refuses");
-  ASSERT_EQ(j.ranks.size(), 4u);
-  EXPECT_EQ(j.ranks[1].detail, "dp 0 tp 1 raised on a valid case: tp 1 refuses");
-  EXPECT_EQ(j.ranks[3].detail, "dp 1 tp 1 raised on a valid case: tp 1 refuses");
+  ASSERT_EQ(j.rank_count(), 4u);
+  EXPECT_EQ(rank_by_rank(j)[1].detail, "dp 0 tp 1 raised on a valid case: tp 1 refuses");
+  EXPECT_EQ(rank_by_rank(j)[3].detail, "dp 1 tp 1 raised on a valid case: tp 1 refuses");
 }
 
 // Delegates to a policy, optionally shifting the writes of odd TP ranks by one row, and says
@@ -218,10 +218,11 @@ std::string judgement_difference(const Judgement& a, const Judgement& b) {
   if (a.severity != b.severity) return "severity";
   if (a.branch != b.branch) return "branch";
   if (a.detail != b.detail) return "detail: " + a.detail + " | " + b.detail;
-  if (a.ranks.size() != b.ranks.size()) return "rank count";
-  for (size_t r = 0; r < a.ranks.size(); ++r) {
-    const RankJudgement& x = a.ranks[r];
-    const RankJudgement& y = b.ranks[r];
+  const std::vector<RankJudgement> ranks_a = rank_by_rank(a), ranks_b = rank_by_rank(b);
+  if (ranks_a.size() != ranks_b.size()) return "rank count";
+  for (size_t r = 0; r < ranks_a.size(); ++r) {
+    const RankJudgement& x = ranks_a[r];
+    const RankJudgement& y = ranks_b[r];
     const bool same = x.dp == y.dp && x.tp == y.tp && x.verdict == y.verdict && x.branches == y.branches &&
                       x.rows == y.rows && x.detail == y.detail && x.rejected == y.rejected &&
                       x.tp_gathers == y.tp_gathers;
@@ -277,7 +278,7 @@ RC_GTEST_PROP(JudgeSymbolicProperty, Vllm50874AgreesWithTheReferenceOnBasicPaths
     // corner case 2 (docs/layout-contract.md section 8): only TP ranks > 0 of the one-row DP ranks are wrong, so it stays latent.
     RC_ASSERT(j.verdict == Verdict::wrong_rows);
     RC_ASSERT(j.severity == Severity::latent);
-    for (const RankJudgement& r : j.ranks) {
+    for (const RankJudgement& r : rank_by_rank(j)) {
       const bool one_row = step.num_tokens_across_dp[static_cast<size_t>(r.dp)] == 1;
       RC_ASSERT((r.verdict == Verdict::wrong_rows) == (one_row && r.tp > 0));
     }
