@@ -46,6 +46,17 @@ struct ForwardLayout {
   std::vector<int64_t> tokens;                 // n_r: real tokens of the forward
   std::vector<int64_t> padded;                 // P_r: rows of rank r's batch at the MoE layer
   std::vector<int64_t> global_num_tokens_cpu;  // forward_batch.global_num_tokens_cpu
+  // The counts a window reads, with their prefix sums (a window starts at the sum of the counts
+  // before its rank; summing per rank cost O(D) a rank, O(D^2) a case). `forward`:
+  // global_num_tokens_cpu; per call, `child`: what a TBO child's own forward batch counts (a
+  // child counts its own rows; a graph replay keeps raw counts), read under tbo-offsets.
+  struct WindowCounts {
+    std::vector<int64_t> count;   // per DP rank
+    std::vector<int64_t> before;  // D + 1 entries: before[r] = count[0] + ... + count[r - 1]
+    void index();                 // fills `before` from `count`
+  };
+  WindowCounts forward_counts;
+  std::vector<WindowCounts> child_counts;
   std::vector<int64_t> out_cache_loc;          // len(forward_batch.out_cache_loc)
   // Where rank r's rows start in the DP-gathered tensor of each call (a2a none under DP
   // attention; 0 otherwise): what a correct window starts at. Per call, then per DP rank.

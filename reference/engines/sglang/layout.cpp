@@ -64,10 +64,11 @@ bool fill_decode_graph(const Case& c, ForwardLayout& out) {
   const Forward& f = *c.sglang;
   if (f.kind == ForwardKind::extend || !f.cuda_graph || f.cuda_graph->decode.empty()) return false;
   const auto& buckets = f.cuda_graph->decode;
-  if (most(f.requests) > buckets.back()) return false;
+  const int64_t largest = most(f.requests);
+  if (largest > buckets.back()) return false;
   const bool gather = f.dp_attention && f.a2a == A2a::none;
   for (size_t r = 0; r < f.requests.size(); ++r)
-    out.runner_bs[r] = decode_bucket(buckets, gather ? most(f.requests) : f.requests[r]);
+    out.runner_bs[r] = decode_bucket(buckets, gather ? largest : f.requests[r]);
   return true;
 }
 
@@ -200,6 +201,12 @@ Call build_call(const Case& c, const ForwardLayout& f, int index, const std::vec
 
 CaptureLayout capture_layout_of(const Case& c) { return derive_forward(c).capture; }
 
+void ForwardLayout::WindowCounts::index() {
+  before.resize(count.size() + 1);
+  before[0] = 0;
+  for (size_t r = 0; r < count.size(); ++r) before[r + 1] = before[r] + count[r];
+}
+
 Result<Step> derive_step(const Case& c) {
   R3_TRY_STATUS(validate(c));
   const int D = c.topology.dp, T = c.topology.tp;
@@ -232,6 +239,18 @@ Result<Step> derive_step(const Case& c) {
     children = {whole};
   }
   f.call_rows = children;
+  f.forward_counts.count = f.global_num_tokens_cpu;
+  f.forward_counts.index();
+  f.child_counts.resize(children.size());
+  for (size_t k = 0; k < children.size(); ++k) {
+    std::vector<int64_t>& counts = f.child_counts[k].count;
+    counts.resize(static_cast<size_t>(D));
+    for (size_t d = 0; d < counts.size(); ++d) {
+      const RowRange rows = children[k][d];
+      counts[d] = f.decode_graph ? std::clamp<int64_t>(f.tokens[d] - rows.lo, 0, rows.size()) : rows.size();
+    }
+    f.child_counts[k].index();
+  }
   f.segment_start.resize(children.size());
   for (size_t k = 0; k < children.size(); ++k)
     s.calls.push_back(build_call(c, f, static_cast<int>(k), children[k], f.segment_start[k]));

@@ -119,8 +119,9 @@ class SglangPolicy final : public CapturePolicy {
                              (f.capture == CaptureLayout::attn_tp_slice && has(patches_, Patch::gather_scattered));
     const bool dp_window = f.dp_attention && !deepep_like;
     if (dp_window) {
-      const std::vector<int64_t> counts = window_counts(f, k, per_call);
-      n = counts[r];
+      // What global_num_tokens_cpu holds for the window: the forward's, or with tbo-offsets the call's own.
+      const ForwardLayout::WindowCounts& counts = per_call ? f.child_counts[k] : f.forward_counts;
+      n = counts.count[r];
       const bool graph = has(patches_, Patch::prefill_graph_window) ? f.decode_graph : f.can_run_graph();
       if (graph) {
         const int64_t bs = f.runner_bs[r] > 0 && per_call ? f.runner_bs[r] / static_cast<int64_t>(call.call_count)
@@ -137,7 +138,7 @@ class SglangPolicy final : public CapturePolicy {
         start = static_cast<int64_t>(r) * batch;
         out.branch = branch_name::graph;
       } else {
-        for (size_t d = 0; d < r; ++d) start += counts[d];
+        start = counts.before[r];
         out.branch = branch_name::prefix;
       }
     }
@@ -172,18 +173,6 @@ class SglangPolicy final : public CapturePolicy {
   }
 
  private:
-  // What global_num_tokens_cpu holds for the window: the forward's, or with tbo-offsets the
-  // call's own (a TBO child's batch counts its own rows; a graph replay keeps raw counts).
-  static std::vector<int64_t> window_counts(const ForwardLayout& f, size_t k, bool per_call) {
-    if (!per_call) return f.global_num_tokens_cpu;
-    std::vector<int64_t> counts(f.call_rows[k].size());
-    for (size_t d = 0; d < counts.size(); ++d) {
-      const RowRange rows = f.call_rows[k][d];
-      counts[d] = f.decode_graph ? std::clamp<int64_t>(f.tokens[d] - rows.lo, 0, rows.size()) : rows.size();
-    }
-    return counts;
-  }
-
   std::string_view name_;
   Patches patches_;
 };
