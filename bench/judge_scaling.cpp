@@ -22,6 +22,7 @@
 
 #include "fuzz/generate/rng.hpp"
 #include "fuzz/implementations/registry.hpp"
+#include "fuzz/io/heap_policy.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
@@ -87,6 +88,7 @@ int fail(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory_in_heap();  // as r3fuzz does
   int cases = 200, repeat = 5;
   std::string only;  // one point, "vllm/512/8", for a profiler
   for (int i = 1; i < argc; ++i) {

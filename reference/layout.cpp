@@ -55,11 +55,13 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
       break;
     }
     case Path::gathered: {
+      // Segments are DP-major, so a DP rank's T shards lie side by side: its rows are its whole
+      // padded batch, appended once a DP rank rather than once a shard.
       call.tensors.resize(1);
-      call.tensors[0].reserve(2 * call.segments.size());  // tokens and SP padding per segment, at most
-      for (const Segment& g : call.segments) {
-        const int64_t from = s.sp ? g.tp * shard(g.dp) : 0;
-        append_padded(call.tensors[0], g.dp, batch[g.dp].lo, u[g.dp], from, from + g.rows);
+      call.tensors[0].reserve(2 * static_cast<size_t>(D));  // tokens and SP padding per DP rank, at most
+      for (int d = 0; d < D && D > 1; ++d) {  // one DP rank gathers nothing (no segments)
+        const int64_t rows = s.sp ? T * shard(d) : u[d];
+        append_padded(call.tensors[0], d, batch[d].lo, u[d], 0, rows);
       }
       for (int d = 0; d < D; ++d)
         for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, 0, -1});

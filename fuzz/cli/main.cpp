@@ -15,6 +15,7 @@
 #include "fuzz/adapter/descendants.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/stop_signals.hpp"
+#include "fuzz/io/heap_policy.hpp"
 #include "fuzz/io/terminal_text.hpp"
 
 namespace {
@@ -85,6 +86,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  r3::keep_freed_memory_in_heap();  // wide cases' steps reuse their pages (fuzz/io/heap_policy.hpp)
   // Every signal that ends r3fuzz kills the adapters first (fuzz/cli/stop_signals.hpp).
   r3::install_signal_cleanup();
   // A closed stdout pipe (r3fuzz run | head) is a write error main() reports (exit 2), not a
