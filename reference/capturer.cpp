@@ -2,17 +2,25 @@
 
 namespace r3 {
 
-const RowTensor& reference_source(const Call& call, const RankView& view) {
-  return call.tensors[static_cast<size_t>(view.tp_gathered >= 0 ? view.tp_gathered : view.received)];
+RowTensor reference_source(const Call& call, const RankView& view) {
+  if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
+  return call.input_of(view);
 }
 
 const RowTensor& copy_source(const Call& call, const RankView& view, bool from_tp_gather, int tp, RowTensor& scratch) {
-  if (!from_tp_gather) return call.tensors[static_cast<size_t>(view.received)];
+  const RowTensor& tensor = call.tensors[static_cast<size_t>(view.received)];
+  if (!from_tp_gather) {
+    if (view.rows.lo == 0 && view.rows.hi == tensor.rows()) return tensor;
+    scratch.clear();
+    scratch.append_slice(tensor, view.rows);
+    return scratch;
+  }
   if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
+  // A TP slice's tensor is its slices in turn, which is what gathering them returns.
+  if (call.receipt == Receipt::tp_slice) return tensor;
   scratch.clear();
   for (int t = 0; t < tp; ++t) {
-    const RankView& member = call.ranks[static_cast<size_t>(view.dp * tp + t)];
-    const RowTensor& part = call.tensors[static_cast<size_t>(member.received)];
+    const RowTensor part = call.input_of(call.view(view.dp, t));
     scratch.append_slice(part, {0, part.rows()});
   }
   return scratch;
@@ -22,7 +30,8 @@ std::vector<Copy> expected_copies(const Call& call, const RankView& view) {
   std::vector<Copy> copies;
   const bool tp_gather = view.tp_gathered >= 0;
   int64_t row = 0;
-  for (const RowRun& run : reference_source(call, view).runs()) {
+  const RowTensor source = reference_source(call, view);  // held: runs() views into it
+  for (const RowRun& run : source.runs()) {
     if (run.kind == RowKind::token && run.dp == view.dp) copies.push_back({run.first, row, run.length, tp_gather});
     row += run.length;
   }
@@ -44,7 +53,7 @@ CaptureCall capture_call_for(const Step& step, const Call& call, const RankView&
   c.tp_rank = view.tp;
   c.dp_size = step.dp;
   c.tp_size = step.tp;
-  c.rows = call.tensors[static_cast<size_t>(view.received)].rows();
+  c.rows = view.rows.size();
   c.metadata = call.metadata ? &*call.metadata : nullptr;
   c.layer = step.layer;
   c.capture_buffer = buffer;
@@ -54,7 +63,7 @@ CaptureCall capture_call_for(const Step& step, const Call& call, const RankView&
   c.chunk_size = call.chunk_size;
   if (step.sglang) {
     c.sglang = &*step.sglang;
-    c.rows_written = call.tensors[static_cast<size_t>(view.tp_gathered >= 0 ? view.tp_gathered : view.received)].rows();
+    c.rows_written = view.tp_gathered >= 0 ? call.tensors[static_cast<size_t>(view.tp_gathered)].rows() : view.rows.size();
   }
   return c;
 }

@@ -12,13 +12,13 @@
 
 namespace r3 {
 
-// The tensor a correct capture copies from: the TP all-gather on sp_shard, else the received one.
-const RowTensor& reference_source(const Call& call, const RankView& view);
+// The tensor a correct capture copies from: the TP all-gather on sp_shard, else the received rows.
+RowTensor reference_source(const Call& call, const RankView& view);
 
 // The tensor a copy reads: what `view` received, or with `from_tp_gather` the TP all-gather:
 // the reference one on sp_shard, else the concatenation of what every TP rank of the group
 // received (corner case 10 (docs/layout-contract.md section 8): the collective runs and gathers whatever each rank holds),
-// built in `scratch`.
+// built in `scratch`, as is a slice of a tensor (an SP shard read on its own).
 const RowTensor& copy_source(const Call& call, const RankView& view, bool from_tp_gather, int tp, RowTensor& scratch);
 
 // The copies a correct capture makes for `view` in `call`.

@@ -44,14 +44,14 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
                                          int64_t{0});
   }
   auto shard = [&](int d) { return s.sp ? ceil_div(u[d], T) : u[d]; };
-  call.ranks.reserve(static_cast<size_t>(D) * T);
+  call.dp_size = D;
+  call.tp_size = T;
   switch (s.path) {
     case Path::single:
     case Path::local: {
       call.tensors.resize(D);
       for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u[d], 0, u[d]);
-      for (int d = 0; d < D; ++d)
-        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, d, -1});
+      call.receipt = Receipt::per_dp;
       break;
     }
     case Path::gathered: {
@@ -63,20 +63,16 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
         const int64_t rows = s.sp ? T * shard(d) : u[d];
         append_padded(call.tensors[0], d, batch[d].lo, u[d], 0, rows);
       }
-      for (int d = 0; d < D; ++d)
-        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, 0, -1});
+      call.receipt = Receipt::shared;
       break;
     }
     case Path::sp_shard: {
-      call.tensors.resize(static_cast<size_t>(D) * T + D);
-      for (int d = 0; d < D; ++d) {
-        const int64_t sd = shard(d);
-        for (int t = 0; t < T; ++t) {
-          append_padded(call.tensors[d * T + t], d, batch[d].lo, u[d], t * sd, (t + 1) * sd);
-          call.ranks.push_back({d, t, d * T + t, D * T + d});
-        }
-        append_padded(call.tensors[D * T + d], d, batch[d].lo, u[d], 0, T * sd);
-      }
+      // Tensor d is the DP rank's padded batch, T shards of s_d rows: shard t is TP rank t's,
+      // and the whole is what the TP all-gather of the shards returns.
+      call.tensors.resize(D);
+      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u[d], 0, T * shard(d));
+      call.receipt = Receipt::tp_slice;
+      call.tp_gather = true;
       break;
     }
   }
@@ -105,7 +101,13 @@ Call build_chunk_call(const Step& s, int c, int64_t C) {
   call.metadata->local_sizes = local_sizes;
   call.gathered_rows = std::accumulate(local_sizes.begin(), local_sizes.end(), int64_t{0});
   const bool shard_path = s.path == Path::sp_shard;
-  call.tensors.resize(shard_path ? static_cast<size_t>(D) * T + D : D);
+  // Tensor d: the DP rank's chunk, or with SP its T TP ranks' chunks in turn (each the same
+  // length), which is what the TP all-gather returns.
+  call.tensors.resize(D);
+  call.dp_size = D;
+  call.tp_size = T;
+  call.receipt = shard_path ? Receipt::tp_slice : Receipt::per_dp;
+  call.tp_gather = shard_path;
   for (int d = 0; d < D; ++d) {
     const int64_t n = s.num_tokens_across_dp[d];
     const int64_t N = shard_path ? ceil_div(n, T) : n;  // rows per (d, t) before chunking
@@ -120,14 +122,9 @@ Call build_chunk_call(const Step& s, int c, int64_t C) {
     };
     if (!shard_path) {
       append_chunk(call.tensors[d], 0);
-      for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, d, -1});
       continue;
     }
-    for (int t = 0; t < T; ++t) {
-      append_chunk(call.tensors[d * T + t], t * N);
-      call.tensors[D * T + d].append_slice(call.tensors[d * T + t], {0, call.tensors[d * T + t].rows()});
-      call.ranks.push_back({d, t, d * T + t, D * T + d});
-    }
+    for (int t = 0; t < T; ++t) append_chunk(call.tensors[d], t * N);
   }
   return call;
 }
@@ -201,6 +198,33 @@ void apply_override(const MetadataOverride& o, Step& s) {
 }  // namespace
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+RankView Call::view(int dp, int tp) const {
+  switch (receipt) {
+    case Receipt::per_dp:
+      return {dp, tp, dp, {0, tensors[static_cast<size_t>(dp)].rows()}, -1};
+    case Receipt::shared:
+      return {dp, tp, 0, {0, tensors[0].rows()}, -1};
+    case Receipt::tp_slice: {
+      const int64_t slice = tensors[static_cast<size_t>(dp)].rows() / tp_size;
+      return {dp, tp, dp, {tp * slice, (tp + 1) * slice}, tp_gather ? dp : -1};
+    }
+  }
+  return {};
+}
+
+RankView Call::view(size_t rank) const {
+  const size_t T = static_cast<size_t>(tp_size);
+  return view(static_cast<int>(rank / T), static_cast<int>(rank % T));
+}
+
+RowTensor Call::input_of(const RankView& v) const {
+  const RowTensor& whole = tensors[static_cast<size_t>(v.received)];
+  if (v.rows.lo == 0 && v.rows.hi == whole.rows()) return whole;
+  RowTensor slice;
+  slice.append_slice(whole, v.rows);
+  return slice;
+}
 
 namespace {
 

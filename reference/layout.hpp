@@ -43,12 +43,23 @@ struct Segment {
   int64_t padding_rows = 0;  // SP tail padding
 };
 
-// What one (d, t) receives in one call.
+// What one (d, t) receives in one call: rows `rows` of tensor `received` (the whole tensor but
+// on an SP shard or an attn-TP slice, which are rows of their DP rank's tensor).
 struct RankView {
   int dp = 0;
   int tp = 0;
-  int received = 0;      // index into Call::tensors: the tensor capture() is given
-  int tp_gathered = -1;  // index into Call::tensors: the TP all-gather of the group's shards (sp_shard only)
+  int received = 0;      // index into Call::tensors
+  RowRange rows;         // the rows of tensors[received] capture() is given
+  int tp_gathered = -1;  // index into Call::tensors: the TP all-gather of the group's shards (sp_shard, DeepEP)
+};
+
+// How the ranks of a call receive their tensors. A formula of (d, t): a call holds its tensors
+// once per DP rank (or once), never once per (d, t), so a wide step costs a tensor per DP rank
+// and its TP ranks cost nothing until a consumer asks for a rank's rows.
+enum class Receipt : uint8_t {
+  per_dp,    // (d, t) receives tensor d whole (its DP rank's batch)
+  shared,    // every rank receives tensor 0 whole (the gathered batch)
+  tp_slice,  // (d, t) receives slice t of T equal slices of tensor d (an SP shard, an attn-TP slice)
 };
 
 struct Call {
@@ -63,7 +74,17 @@ struct Call {
   int64_t gathered_rows = 0;           // sum of local_sizes (0 without DP metadata)
   int64_t kernel_rows = 0;             // rows a monolithic kernel processes in this call
   std::vector<RowTensor> tensors;
-  std::vector<RankView> ranks;         // D*T views, DP-major
+  int dp_size = 1;
+  int tp_size = 1;
+  Receipt receipt = Receipt::per_dp;
+  bool tp_gather = false;  // tp_slice: tensor d is also what the TP all-gather of its slices returns
+
+  size_t rank_count() const { return static_cast<size_t>(dp_size) * static_cast<size_t>(tp_size); }
+  RankView view(int dp, int tp) const;
+  RankView view(size_t rank) const;  // rank d*T + t, DP-major
+  // The rows (d, t) receives, materialised (a slice of its tensor): for consumers that read
+  // rows one by one (the concrete judge, an adapter request, the GPU plan, explain).
+  RowTensor input_of(const RankView& view) const;
 };
 
 struct Step {

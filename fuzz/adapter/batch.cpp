@@ -37,13 +37,13 @@ void append_tensor(std::string& out, const RowTensor& tensor, int top_k) {
 }
 
 // The distinct row tensors of a batch, each numbered once and written once. A tensor is known by
-// where it comes from: the call and the Call::tensors indexes it is made of (one index for what
-// a rank receives or its SP all-gather; the group members' tensors, in TP order, for the
-// all-gather of a path that does not shard).
+// where it comes from: the call and the rows of Call::tensors it is made of, as (index, lo, hi)
+// triples (one for what a rank receives or its SP all-gather; the group members' inputs, in TP
+// order, for the all-gather of a path that does not shard).
 class TensorTable {
  public:
   explicit TensorTable(int top_k) : top_k_(top_k) {}
-  int index(const Call& call, std::vector<int> parts, const RowTensor& tensor) {
+  int index(const Call& call, std::vector<int64_t> parts, const RowTensor& tensor) {
     auto [it, added] = known_.try_emplace({call.index, std::move(parts)}, static_cast<int>(known_.size()));
     if (added) {
       if (it->second > 0) text_ += ',';
@@ -55,7 +55,7 @@ class TensorTable {
 
  private:
   int top_k_;
-  std::map<std::pair<int, std::vector<int>>, int> known_;
+  std::map<std::pair<int, std::vector<int64_t>>, int> known_;
   std::string text_;
 };
 
@@ -67,15 +67,19 @@ std::string batch_request(int64_t first_id, const json& case_json, const Step& s
   int64_t id = first_id;
   RowTensor scratch;
   for (const Call& call : step.calls) {
-    for (const RankView& view : call.ranks) {
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView view = call.view(r);
       json request = capture_request_fields(id++, step, call, view, buffer);
-      request["topk_ids"] = tensors.index(call, {view.received}, call.tensors[static_cast<size_t>(view.received)]);
+      request["topk_ids"] = tensors.index(call, {view.received, view.rows.lo, view.rows.hi}, call.input_of(view));
       if (step.tp > 1) {
-        std::vector<int> parts;
+        std::vector<int64_t> parts;
         if (view.tp_gathered >= 0) {
-          parts.push_back(view.tp_gathered);
+          parts = {view.tp_gathered, 0, call.tensors[static_cast<size_t>(view.tp_gathered)].rows()};
         } else {
-          for (int t = 0; t < step.tp; ++t) parts.push_back(call.ranks[static_cast<size_t>(view.dp * step.tp + t)].received);
+          for (int t = 0; t < step.tp; ++t) {
+            const RankView member = call.view(view.dp, t);
+            parts.insert(parts.end(), {member.received, member.rows.lo, member.rows.hi});
+          }
         }
         request["tp_all_gather"] = tensors.index(call, std::move(parts), copy_source(call, view, true, step.tp, scratch));
       }

@@ -186,7 +186,8 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const js
                                                                         const BufferShape& buffer) const {
   std::vector<CaptureReply> out;
   for (const Call& call : step.calls) {
-    for (const RankView& view : call.ranks) {
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView view = call.view(r);
       const int64_t id = next_id_++;
       const std::string what = "request " + std::to_string(id);
       R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), what, options_.timeout));
@@ -211,7 +212,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const j
                                                                          const BufferShape& buffer) const {
   const int64_t first = next_id_;
   size_t count = 0;
-  for (const Call& call : step.calls) count += call.ranks.size();
+  for (const Call& call : step.calls) count += call.rank_count();
   next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
   R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
@@ -244,7 +245,10 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
   std::map<std::tuple<int, int, int>, CaptureReply> replies;
   size_t next = 0;
   for (const Call& call : step.calls)
-    for (const RankView& view : call.ranks) replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(ordered[next++]));
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView view = call.view(r);
+      replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(ordered[next++]));
+    }
 
   // A rank that wrote rows in some call has all its calls applied as rows, in call order.
   for (int r = 0; r < step.dp * step.tp; ++r) {
@@ -258,7 +262,7 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
     for (const Call& call : step.calls) {
       CaptureReply& reply = replies.at({call.index, dp, tp});
       if (reply.rejected || !reply.has_copies) continue;
-      reply.writes = rows_of_copies(call, call.ranks[static_cast<size_t>(r)], step.tp, reply.copies, c.model.top_k);
+      reply.writes = rows_of_copies(call, call.view(static_cast<size_t>(r)), step.tp, reply.copies, c.model.top_k);
       reply.has_copies = false;
     }
   }

@@ -177,7 +177,7 @@ json capture_request(int64_t id, const json& case_json, const Step& step, const 
                      const BufferShape& buffer) {
   json request = capture_request_fields(id, step, call, view, buffer);
   request["case"] = case_json;
-  request["topk_ids"] = tensor_values(call.tensors[static_cast<size_t>(view.received)], buffer.top_k);
+  request["topk_ids"] = tensor_values(call.input_of(view), buffer.top_k);
   RowTensor scratch;
   if (step.tp > 1) request["tp_all_gather"] = tensor_values(copy_source(call, view, true, step.tp, scratch), buffer.top_k);
   return request;

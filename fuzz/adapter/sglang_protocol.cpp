@@ -63,9 +63,9 @@ json sglang_request_fields(int64_t id, const Case& c, const Step& step, int dp, 
   json calls = json::array();
   RowTensor scratch;
   for (const Call& call : step.calls) {
-    const RankView& view = call.ranks[d * static_cast<size_t>(step.tp) + static_cast<size_t>(tp)];
+    const RankView view = call.view(dp, tp);
     const size_t k = static_cast<size_t>(call.index);
-    json entry = {{"topk_ids", tensor_values(call.tensors[static_cast<size_t>(view.received)], K)},
+    json entry = {{"topk_ids", tensor_values(call.input_of(view), K)},
                   {"dp_local_start", f.segment_start[k][d]},
                   {"dp_local_num_tokens", f.call_rows[k][d].size()},
                   {"batch_offset", f.call_rows[k][d].lo}};

@@ -28,7 +28,7 @@ std::string range_text(const std::optional<RowRange>& r) {
 
 // Rows capture() receives on view `v` of `call`, and where the rank's tokens sit in what it copies from.
 int64_t received_rows(const Call& call, const RankView& v) {
-  return call.tensors[static_cast<size_t>(v.received)].rows();
+  return v.rows.size();
 }
 
 std::string received_text(Path path, const Call& call, const RankView& v) {
@@ -56,7 +56,8 @@ ojson call_json(const Explanation& e, const Call& call) {
   ojson tokens = ojson::array();
   for (const RowRange& r : call.tokens) tokens.push_back(ojson::array({r.lo, r.hi}));
   ojson ranks = ojson::array();
-  for (const RankView& v : call.ranks) {
+  for (size_t r = 0; r < call.rank_count(); ++r) {
+    const RankView v = call.view(r);
     ranks.push_back({{"dp", v.dp},
                      {"tp", v.tp},
                      {"n", received_rows(call, v)},
@@ -161,8 +162,8 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
     std::vector<std::string> header = {"dp", "tp", "receives", "n", "expected"};
     for (const Judgement& j : e.policies) header.push_back(j.impl);
     Table t(header, 2);
-    for (size_t r = 0; r < call.ranks.size(); ++r) {
-      const RankView& v = call.ranks[r];
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView v = call.view(r);
       std::vector<std::string> row = {std::to_string(v.dp), std::to_string(v.tp), received_text(s.path, call, v),
                                       std::to_string(received_rows(call, v)),
                                       range_text(expected_source_range(call, v))};
@@ -218,7 +219,7 @@ ojson explanation_json(const Explanation& e) {
       ojson n = nullptr, expected = nullptr;
       if (one_call) {
         const Call& call = s.calls.front();
-        const RankView& v = call.ranks[static_cast<size_t>(d * s.tp + t)];
+        const RankView v = call.view(d, t);
         n = received_rows(call, v);
         expected = range_json(expected_source_range(call, v));
       }

@@ -16,8 +16,8 @@ using namespace explain_text;  // NOLINT: the bounded tables and lists every exp
 
 std::string num(int64_t v) { return std::to_string(v); }
 
-const RowTensor& written_tensor(const Call& call, const RankView& v) {
-  return call.tensors[static_cast<size_t>(v.tp_gathered >= 0 ? v.tp_gathered : v.received)];
+RowTensor written_tensor(const Call& call, const RankView& v) {
+  return v.tp_gathered >= 0 ? call.tensors[static_cast<size_t>(v.tp_gathered)] : call.input_of(v);
 }
 
 // "tokens (0, 0..7), tokens (1, 0..3)": a tensor as its runs, cut at kMaxListEntries runs.
@@ -57,7 +57,7 @@ Decisions decide_all(const Explanation& e, const Judgement& j) {
   for (size_t r = 0; r < ranks; ++r)
     for (size_t k = 0; k < e.step.calls.size(); ++k) {
       const Call& call = e.step.calls[k];
-      policy->decide(capture_call_for(e.step, call, call.ranks[r], buffer), d.per_rank[r][k]);
+      policy->decide(capture_call_for(e.step, call, call.view(r), buffer), d.per_rank[r][k]);
     }
   return d;
 }
@@ -117,8 +117,9 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
     if (s.sglang->capture == sglang::CaptureLayout::deepep_gather) out << ", after the attn-TP all-gather";
     out << ")\n";
     Table t({"dp", "tp", "rows written", "tensor"}, 2);
-    for (const RankView& v : call.ranks) {
-      const RowTensor& written = written_tensor(call, v);
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView v = call.view(r);
+      const RowTensor written = written_tensor(call, v);
       t.add({num(v.dp), num(v.tp), num(written.rows()), runs_text(written)});
     }
     out << t.render();
@@ -188,11 +189,12 @@ ojson sglang_explanation_json(const Explanation& e) {
   ojson calls = ojson::array();
   for (const Call& call : s.calls) {
     ojson tensors = ojson::array();
-    for (const RankView& v : call.ranks) {
-      const RowTensor& written = written_tensor(call, v);
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView v = call.view(r);
+      const RowTensor written = written_tensor(call, v);
       tensors.push_back({{"dp", v.dp},
                          {"tp", v.tp},
-                         {"received_rows", call.tensors[static_cast<size_t>(v.received)].rows()},
+                         {"received_rows", v.rows.size()},
                          {"rows_written", written.rows()},
                          {"written", runs_json(written)}});
     }

@@ -54,12 +54,13 @@ Result<StepInputs> step_inputs(const Case& c) {
       in.num_tokens_across_dp = call.metadata->num_tokens_across_dp;
       in.local_sizes = call.metadata->local_sizes;
     }
-    for (const RankView& view : call.ranks) {
-      in.received.push_back(table.index(call.tensors[static_cast<size_t>(view.received)]));
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView view = call.view(r);
+      in.received.push_back(table.index(call.input_of(view)));
       in.tp_gather.push_back(step.tp > 1 ? table.index(copy_source(call, view, true, step.tp, scratch)) : -1);
       if (out.rejection || step.sglang) continue;
       // The reference's copies, applied in call order, are the rows a correct capture leaves.
-      const RowTensor& source = reference_source(call, view);
+      const RowTensor source = reference_source(call, view);
       auto& expected = out.expected[static_cast<size_t>(view.dp * step.tp + view.tp)];
       for (const Copy& copy : expected_copies(call, view)) {
         RowTensor rows;

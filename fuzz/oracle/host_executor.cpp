@@ -65,7 +65,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
     rank.dp = static_cast<int>(r) / step.tp;
     rank.tp = static_cast<int>(r) % step.tp;
     for (const Call& call : step.calls) {
-      const RankView& view = call.ranks[r];
+      const RankView view = call.view(r);
       CaptureDecision& d = rank.calls.emplace_back();
       policy.decide(capture_call_for(step, call, view, buffer), d);
       for (const Copy& copy : d.copies) {
@@ -94,7 +94,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
     int32_t* body = rank.capture.data.data() + guard * width;
     for (size_t ci = 0; ci < step.calls.size(); ++ci) {
       const Call& call = step.calls[ci];
-      const RankView& view = call.ranks[r];
+      const RankView view = call.view(r);
       const CaptureDecision& d = rank.calls[ci];
       if (d.rejected) continue;
       for (const Copy& copy : d.copies) {
@@ -124,7 +124,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
       int32_t* body = img.data.data() + replay_guard * K;
       std::fill(body, body + rows * K, stored_value(kReplayUntouched, a.replay_bits));
       for (const Call& call : step.calls) {
-        const RowTensor& input = call.tensors[static_cast<size_t>(call.ranks[r].received)];
+        const RowTensor input = call.input_of(call.view(r));
         const int64_t kernel_rows = std::min(call.kernel_rows, input.rows());
         for_each_row(input, 0, kernel_rows, 0, [&](int64_t row, const RowId& id) {
           if (row >= rows + replay_guard) ++folded;

@@ -169,7 +169,7 @@ std::optional<std::string> capture_difference(const GuardedImage& img, const Ste
 // The replay body a correct kernel leaves: each call writes the routing of its input rows.
 // Ranks that receive the same tensors in every call share it, so it is built once for them.
 struct ReplayReference {
-  std::vector<int> received;  // per call: the tensor the kernel processed
+  std::vector<std::pair<int, RowRange>> received;  // per call: the tensor and rows the kernel processed
   int bits = 0;
   std::vector<int32_t> want;  // [rows, K]
   std::vector<RowId> source;  // per row: the routing row it holds
@@ -180,10 +180,16 @@ const ReplayReference& replay_reference(const GuardedImage& img, const Case& c, 
   // Compared in place: building rank r's list first would allocate once per rank.
   const bool same = cache.bits == img.bits && !cache.want.empty() && cache.received.size() == step.calls.size() &&
                     std::equal(step.calls.begin(), step.calls.end(), cache.received.begin(),
-                               [r](const Call& call, int got) { return call.ranks[r].received == got; });
+                               [r](const Call& call, const std::pair<int, RowRange>& got) {
+                                 const RankView v = call.view(r);
+                                 return v.received == got.first && v.rows == got.second;
+                               });
   if (same) return cache;
   cache.received.clear();
-  for (const Call& call : step.calls) cache.received.push_back(call.ranks[r].received);
+  for (const Call& call : step.calls) {
+    const RankView v = call.view(r);
+    cache.received.emplace_back(v.received, v.rows);
+  }
   cache.bits = img.bits;
   const int K = c.model.top_k;
   std::vector<int32_t>& want = cache.want;
@@ -191,7 +197,7 @@ const ReplayReference& replay_reference(const GuardedImage& img, const Case& c, 
   want.assign(static_cast<size_t>(img.rows * K), stored_value(kReplayUntouched, img.bits));
   source.assign(static_cast<size_t>(img.rows), RowId{});
   for (const Call& call : step.calls) {
-    const RowTensor& input = call.tensors[static_cast<size_t>(call.ranks[r].received)];
+    const RowTensor input = call.input_of(call.view(r));
     const int64_t rows = std::min({call.kernel_rows, input.rows(), img.rows});
     int64_t row = 0;
     for (const RowRun& run : input.runs()) {

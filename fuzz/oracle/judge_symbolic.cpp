@@ -54,7 +54,7 @@ struct Wording {
 std::string raised_message(const Wording& w, size_t r, int call) {
   const Call& c = w.step.calls[static_cast<size_t>(call)];
   CaptureDecision decision;  // wants words
-  w.policy.decide(capture_call_for(w.step, c, c.ranks[r], w.buffer), decision);
+  w.policy.decide(capture_call_for(w.step, c, c.view(r), w.buffer), decision);
   return decision.error;
 }
 
@@ -124,15 +124,13 @@ bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
 // so a policy that ignores the TP rank decides the same.
 bool same_view_as_neighbour(const Step& step, size_t r) {
   if (r % static_cast<size_t>(step.tp) == 0) return false;
-  for (const Call& call : step.calls) {
-    const RankView& mine = call.ranks[r];
-    const RankView& left = call.ranks[r - 1];
-    if (mine.received == left.received) continue;
-    const auto rows = [&](const RankView& v) { return call.tensors[static_cast<size_t>(v.received)].rows(); };
-    if (rows(mine) != rows(left)) return false;
-  }
+  for (const Call& call : step.calls)
+    if (call.view(r).rows.size() != call.view(r - 1).rows.size()) return false;
   return true;
 }
+
+// True when two ranks receive the same rows of the same tensor.
+bool same_input(const RankView& a, const RankView& b) { return a.received == b.received && a.rows == b.rows; }
 
 // True when rank r belongs to the class of its TP neighbour r-1: it reads exactly what r-1
 // read and decided the same (`decided_again` false: the decisions are r-1's by construction),
@@ -143,7 +141,7 @@ bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDeci
   for (size_t k = 0; k < step.calls.size(); ++k) {
     if (decided_again && !same_decision(mine[k], theirs[k])) return false;
     const Call& call = step.calls[k];
-    if (call.ranks[r].received == call.ranks[r - 1].received) continue;
+    if (same_input(call.view(r), call.view(r - 1))) continue;
     for (const Copy& copy : mine[k].copies)
       if (!copy.from_tp_gather) return false;  // the TP all-gather is the same for the whole group
   }
@@ -156,7 +154,7 @@ void check_shared(const Step& step, const BufferShape& buffer, const CapturePoli
   for (size_t k = 0; k < step.calls.size(); ++k) {
     const Call& call = step.calls[k];
     shared[k].clear();
-    policy.check_shared(capture_call_for(step, call, call.ranks[0], buffer), shared[k]);
+    policy.check_shared(capture_call_for(step, call, call.view(size_t{0}), buffer), shared[k]);
   }
 }
 
@@ -170,7 +168,7 @@ void decide_rank(const Step& step, size_t r, const BufferShape& buffer, const Ca
       out[k].reject("");
       continue;
     }
-    policy.decide_checked(capture_call_for(step, call, call.ranks[r], buffer), out[k]);
+    policy.decide_checked(capture_call_for(step, call, call.view(r), buffer), out[k]);
   }
 }
 
@@ -182,7 +180,7 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
   int copies_made = 0;
   for (size_t k = 0; k < step.calls.size(); ++k) {
     const Call& call = step.calls[k];
-    const RankView& view = call.ranks[r];
+    const RankView view = call.view(r);
     const CaptureDecision& decision = decisions[k];
     if (decision.rejected) {
       if (!rank.rejected && !step.rejection) {
@@ -287,24 +285,15 @@ void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
   rank.tp_gathers.assign(calls, 0);
 }
 
-// True when every TP rank of DP rank d is in the class of TP rank 0, whose decisions are
+// True when every TP rank of a DP rank is in the class of TP rank 0, whose decisions are
 // `lead`: a policy blind to the TP rank sees the same shapes on each (so decides alike), and
 // each call either hands every TP rank the same tensor or has them copy only from the TP
 // all-gather. The per-rank test (mirrors_neighbour) settles the groups this one does not.
-bool whole_group_alike(const Step& step, size_t d, const std::vector<CaptureDecision>& lead) {
-  const size_t tp = static_cast<size_t>(step.tp);
+// Settled from the call's receipt, in O(1) whatever T: a per-DP or shared tensor is the same
+// on every TP rank, and TP slices are T equal slices of one tensor.
+bool whole_group_alike(const Step& step, const std::vector<CaptureDecision>& lead) {
   for (size_t k = 0; k < step.calls.size(); ++k) {
-    const Call& call = step.calls[k];
-    const RankView* views = &call.ranks[d * tp];
-    const int received = views[0].received;
-    const int64_t rows = call.tensors[static_cast<size_t>(received)].rows();
-    bool same_tensor = true;
-    for (size_t t = 1; t < tp; ++t) {
-      if (views[t].received == received) continue;
-      same_tensor = false;
-      if (call.tensors[static_cast<size_t>(views[t].received)].rows() != rows) return false;
-    }
-    if (same_tensor) continue;
+    if (step.calls[k].receipt != Receipt::tp_slice || step.tp == 1) continue;
     for (const Copy& copy : lead[k].copies)
       if (!copy.from_tp_gather) return false;
   }
@@ -368,7 +357,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
     const size_t lead = d * tp;
     judge_in_turn(lead);
-    if (per_tp_group && whole_group_alike(step, d, s.decisions)) {
+    if (per_tp_group && whole_group_alike(step, s.decisions)) {
       j.classes[class_count - 1].members = step.tp;
       continue;
     }

@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "gpu/detail/plan.hpp"
 #include "gpu/detail/plan_sglang.hpp"
@@ -153,11 +154,13 @@ class StepPlanner {
       std::fill(received.begin(), received.end(), gathered);
       return received;
     }
-    std::map<int, TensorRef> held;
+    // Ranks that receive the same rows of the same tensor share one device copy of them.
+    std::map<std::tuple<int, int64_t, int64_t>, TensorRef> held;
     for (size_t r = 0; r < ranks_; ++r) {
-      const int index = call.ranks[r].received;
-      auto it = held.find(index);
-      if (it == held.end()) it = held.emplace(index, materialize(plan_, call.tensors[static_cast<size_t>(index)], K_)).first;
+      const RankView view = call.view(r);
+      const auto key = std::make_tuple(view.received, view.rows.lo, view.rows.hi);
+      auto it = held.find(key);
+      if (it == held.end()) it = held.emplace(key, materialize(plan_, call.input_of(view), K_)).first;
       received[r] = it->second;
     }
     return received;
@@ -168,7 +171,7 @@ class StepPlanner {
   std::vector<bool> decide(const Call& call, const std::vector<TensorRef>& received, std::vector<CaptureCall>& calls) {
     std::vector<bool> needs_tp_gather(static_cast<size_t>(D_), false);
     for (size_t r = 0; r < ranks_; ++r) {
-      const RankView& view = call.ranks[r];
+      const RankView view = call.view(r);
       calls[r] = capture_call_for(step_, call, view, shape_);
       CaptureDecision& decision = out_.ranks[r].calls.emplace_back();
       settings_.policy->decide(calls[r], decision);
@@ -194,7 +197,7 @@ class StepPlanner {
       most_copies = std::max(most_copies, decision.copies.size());
       for (size_t i = 0; i < decision.copies.size(); ++i) {
         const Copy& copy = decision.copies[i];
-        const TensorRef& src = copy.from_tp_gather ? tp_gathered[static_cast<size_t>(call.ranks[r].dp)] : received[r];
+        const TensorRef& src = copy.from_tp_gather ? tp_gathered[r / static_cast<size_t>(T_)] : received[r];
         copies_[r].push_back({capture_job(copy, src, decision, calls[r]), wave_base_ + i});
       }
     }
@@ -230,8 +233,8 @@ class StepPlanner {
     const Allocation& alloc = out_.allocation;
     const int64_t width = int64_t{L_} * K_;
     PlannedRank& rank = out_.ranks[r];
-    rank.dp = step_.calls.empty() ? static_cast<int>(r) / T_ : step_.calls.front().ranks[r].dp;
-    rank.tp = step_.calls.empty() ? static_cast<int>(r) % T_ : step_.calls.front().ranks[r].tp;
+    rank.dp = step_.calls.empty() ? static_cast<int>(r) / T_ : static_cast<int>(r) / T_;
+    rank.tp = step_.calls.empty() ? static_cast<int>(r) % T_ : static_cast<int>(r) % T_;
     int64_t reach = alloc.capture_rows;  // rows up to the furthest element written
     for (const RankCopy& rc : copies_[r]) {
       if (rc.job.rows <= 0) continue;

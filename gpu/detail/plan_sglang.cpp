@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "gpu/detail/plan_support.hpp"
 #include "reference/capturer.hpp"
@@ -59,11 +60,13 @@ class SglangPlanner {
       std::fill(received.begin(), received.end(), dp_gather(call));
       return received;
     }
-    std::map<int, TensorRef> held;
+    // Ranks that receive the same rows of the same tensor share one device copy of them.
+    std::map<std::tuple<int, int64_t, int64_t>, TensorRef> held;
     for (size_t r = 0; r < ranks_; ++r) {
-      const int index = call.ranks[r].received;
-      auto it = held.find(index);
-      if (it == held.end()) it = held.emplace(index, materialize(plan_, call.tensors[static_cast<size_t>(index)], K_)).first;
+      const RankView view = call.view(r);
+      const auto key = std::make_tuple(view.received, view.rows.lo, view.rows.hi);
+      auto it = held.find(key);
+      if (it == held.end()) it = held.emplace(key, materialize(plan_, call.input_of(view), K_)).first;
       received[r] = it->second;
     }
     return received;
@@ -101,7 +104,7 @@ class SglangPlanner {
   std::vector<bool> decide(const Call& call) {
     std::vector<bool> needs(static_cast<size_t>(D_), capture_gathers_attn_tp());
     for (size_t r = 0; r < ranks_; ++r) {
-      const RankView& view = call.ranks[r];
+      const RankView view = call.view(r);
       const CaptureCall cc = call_under_fault(settings_.fault, capture_call_for(step_, call, view, shape_));
       CaptureDecision& decision = out_.ranks[r].calls.emplace_back();
       settings_.policy->decide(cc, decision);
@@ -137,7 +140,7 @@ class SglangPlanner {
     size_t most = 1;
     for (size_t r = 0; r < ranks_; ++r) {
       const CaptureDecision& decision = out_.ranks[r].calls.back();
-      const TensorRef& gathered = tp_gathered[static_cast<size_t>(call.ranks[r].dp)];
+      const TensorRef& gathered = tp_gathered[r / static_cast<size_t>(T_)];
       if (!sglang::writes_at_offset(decision)) {
         // The capturer writes the attn-TP gather when it gathers: DeepEP's, or any scattered
         // backend's under gather-scattered (the decision then copies from the gather).
@@ -167,8 +170,8 @@ class SglangPlanner {
   void place_rank(size_t r) {
     const int64_t R = out_.allocation.capture_rows, width = int64_t{L_} * K_;
     PlannedRank& rank = out_.ranks[r];
-    rank.dp = step_.calls.front().ranks[r].dp;
-    rank.tp = step_.calls.front().ranks[r].tp;
+    rank.dp = static_cast<int>(r) / T_;
+    rank.tp = static_cast<int>(r) % T_;
     int64_t device_reach = R;
     for (const auto& [job, wave] : writes_[r])
       if (job.rows > 0) device_reach = std::max(device_reach, job.dst_row + job.rows);

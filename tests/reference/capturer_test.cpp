@@ -18,23 +18,26 @@ Step step_of(const Case& c) {
 TEST(Capturer, GatheredSpRankCopiesItsTokensPastThePadding) {
   const Step s = step_of(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::gathered));
   const Call& call = s.calls[0];
-  EXPECT_EQ(expected_copies(call, call.ranks[2]), (std::vector<Copy>{{0, 4, 2, false}}));
-  EXPECT_EQ(expected_source_range(call, call.ranks[2]), (RowRange{4, 6}));
-  EXPECT_EQ(expected_source_range(call, call.ranks[1]), (RowRange{0, 3}));  // padding row 3 is not copied
+  EXPECT_EQ(expected_copies(call, call.view(2)), (std::vector<Copy>{{0, 4, 2, false}}));
+  EXPECT_EQ(expected_source_range(call, call.view(2)), (RowRange{4, 6}));
+  EXPECT_EQ(expected_source_range(call, call.view(1)), (RowRange{0, 3}));  // padding row 3 is not copied
 }
 
 TEST(Capturer, SpShardRankCopiesFromTheTpGather) {
   const Step s = step_of(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::sp_shard));
   const Call& call = s.calls[0];
-  EXPECT_EQ(&reference_source(call, call.ranks[1]), &call.tensors[4]);
-  EXPECT_EQ(expected_copies(call, call.ranks[1]), (std::vector<Copy>{{0, 0, 3, true}}));
-  EXPECT_EQ(expected_source_range(call, call.ranks[3]), (RowRange{0, 2}));
+  // dp 0's TP all-gather: its padded batch, tokens (0, 0..2) then one padding row
+  const RowTensor source = reference_source(call, call.view(1));
+  EXPECT_EQ(std::vector<RowRun>(source.runs().begin(), source.runs().end()),
+            (std::vector<RowRun>{{3, RowKind::token, 0, 0}, {1, RowKind::sp_padding, 0, 3}}));
+  EXPECT_EQ(expected_copies(call, call.view(1)), (std::vector<Copy>{{0, 0, 3, true}}));
+  EXPECT_EQ(expected_source_range(call, call.view(3)), (RowRange{0, 2}));
 }
 
 TEST(Capturer, IdleRankCopiesNothing) {
   const Step s = step_of(make_case(test::kDp2, 8, {3, 0}, Path::gathered));
-  EXPECT_TRUE(expected_copies(s.calls[0], s.calls[0].ranks[1]).empty());
-  EXPECT_EQ(expected_source_range(s.calls[0], s.calls[0].ranks[1]), (RowRange{0, 0}));
+  EXPECT_TRUE(expected_copies(s.calls[0], s.calls[0].view(1)).empty());
+  EXPECT_EQ(expected_source_range(s.calls[0], s.calls[0].view(1)), (RowRange{0, 0}));
 }
 
 TEST(Capturer, MicrobatchCopiesLandAtTheirTokenIndex) {
@@ -42,7 +45,7 @@ TEST(Capturer, MicrobatchCopiesLandAtTheirTokenIndex) {
   c.padding.mode = PaddingMode::dp_max;
   c.microbatches = 2;
   const Step s = step_of(c);
-  EXPECT_EQ(expected_copies(s.calls[1], s.calls[1].ranks[1]), (std::vector<Copy>{{5, 0, 5, false}}));
+  EXPECT_EQ(expected_copies(s.calls[1], s.calls[1].view(1)), (std::vector<Copy>{{5, 0, 5, false}}));
 }
 
 // n = [5, 3], T = 2, C = 2: the gather holds tokens 0, 1 and 3, 4: one source range, two buffer ranges.
@@ -51,8 +54,8 @@ TEST(Capturer, ChunkedSpShardCopiesTwoPieces) {
   c.dp_chunk = 2;
   const Step s = step_of(c);
   const Call& call = s.calls[0];
-  EXPECT_EQ(expected_copies(call, call.ranks[0]), (std::vector<Copy>{{0, 0, 2, true}, {3, 2, 2, true}}));
-  EXPECT_EQ(expected_source_range(call, call.ranks[0]), (RowRange{0, 4}));
+  EXPECT_EQ(expected_copies(call, call.view(0)), (std::vector<Copy>{{0, 0, 2, true}, {3, 2, 2, true}}));
+  EXPECT_EQ(expected_source_range(call, call.view(0)), (RowRange{0, 4}));
 }
 
 TEST(Capturer, CaptureCallCarriesWhatCaptureSees) {
@@ -60,7 +63,7 @@ TEST(Capturer, CaptureCallCarriesWhatCaptureSees) {
   c.dp_chunk = 2;
   const Step s = step_of(c);
   const Call& call = s.calls[1];
-  const CaptureCall cc = capture_call_for(s, call, call.ranks[3], {8, 4, 2});
+  const CaptureCall cc = capture_call_for(s, call, call.view(3), {8, 4, 2});
   EXPECT_EQ(cc.dp_rank, 1);
   EXPECT_EQ(cc.tp_rank, 1);
   EXPECT_EQ(cc.dp_size, 2);
@@ -77,7 +80,7 @@ TEST(Capturer, CaptureCallCarriesWhatCaptureSees) {
 
 TEST(Capturer, SingleCallHasNoMetadata) {
   const Step s = step_of(make_case(test::kSingle, 8, {5}, Path::single));
-  const CaptureCall cc = capture_call_for(s, s.calls[0], s.calls[0].ranks[0], {8, 4, 2});
+  const CaptureCall cc = capture_call_for(s, s.calls[0], s.calls[0].view(0), {8, 4, 2});
   EXPECT_EQ(cc.metadata, nullptr);
   EXPECT_EQ(cc.rows, 5);
   EXPECT_EQ(cc.call_count, 1);

@@ -117,7 +117,7 @@ std::vector<CaptureDecision> fixed_decisions(const Case& c, int dp, Fault fault)
   std::vector<CaptureDecision> out;
   for (const Call& call : step->calls) {
     const CaptureCall cc =
-        call_under_fault(fault, capture_call_for(*step, call, call.ranks[static_cast<size_t>(dp * c.topology.tp)], shape));
+        call_under_fault(fault, capture_call_for(*step, call, call.view(dp, 0), shape));
     CaptureDecision& d = out.emplace_back();
     policy->decide(cc, d);
     apply_decision_fault(fault, cc, d);
@@ -181,7 +181,7 @@ TEST(SglangFault, TpMajorOrderReordersOnlyMaxLenGathersOverAttnTp) {
   const Case max = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::decode, {2, 1});
   auto step = derive_step(max);
   ASSERT_TRUE(step.ok());
-  const CaptureCall cc = capture_call_for(*step, step->calls[0], step->calls[0].ranks[2], {8, 2, 1});
+  const CaptureCall cc = capture_call_for(*step, step->calls[0], step->calls[0].view(2), {8, 2, 1});
   EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).reordered, true);
   EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).slice, 1);
   EXPECT_FALSE(sglang_tp_major_slices(Fault::none, cc).reordered);
@@ -189,7 +189,7 @@ TEST(SglangFault, TpMajorOrderReordersOnlyMaxLenGathersOverAttnTp) {
   auto sum_step = derive_step(sum);
   ASSERT_TRUE(sum_step.ok());
   EXPECT_FALSE(sglang_tp_major_slices(Fault::tp_major_order,
-                                      capture_call_for(*sum_step, sum_step->calls[0], sum_step->calls[0].ranks[2], {8, 2, 1}))
+                                      capture_call_for(*sum_step, sum_step->calls[0], sum_step->calls[0].view(2), {8, 2, 1}))
                    .reordered);
 }
 

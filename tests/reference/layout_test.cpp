@@ -125,9 +125,12 @@ TEST(DeriveStep, GatheredSpPath) {
   EXPECT_EQ(s.replay_rows_needed, 6);
   ASSERT_EQ(call.tensors.size(), 1u);
   EXPECT_EQ(runs(call.tensors[0]), (std::vector<RowRun>{tokens(0, 0, 3), padding(0, 3, 1), tokens(1, 0, 2)}));
-  ASSERT_EQ(call.ranks.size(), 4u);
-  for (const RankView& v : call.ranks) {
+  ASSERT_EQ(call.rank_count(), 4u);
+  EXPECT_EQ(call.receipt, Receipt::shared);
+  for (size_t r = 0; r < call.rank_count(); ++r) {
+    const RankView v = call.view(r);
     EXPECT_EQ(v.received, 0);
+    EXPECT_EQ(v.rows, (RowRange{0, 6}));
     EXPECT_EQ(v.tp_gathered, -1);
   }
 }
@@ -138,24 +141,29 @@ TEST(DeriveStep, LocalPath) {
   EXPECT_EQ(call.metadata->local_sizes, (V{3, 2}));
   EXPECT_EQ(runs(call.tensors[0]), (std::vector<RowRun>{tokens(0, 0, 3)}));
   EXPECT_EQ(runs(call.tensors[1]), (std::vector<RowRun>{tokens(1, 0, 2)}));
-  EXPECT_EQ(call.ranks[3].received, 1);  // (1, 1) reads dp 1's batch
+  EXPECT_EQ(call.view(3).received, 1);  // (1, 1) reads dp 1's batch
+  EXPECT_EQ(call.view(3).rows, (RowRange{0, 2}));
   EXPECT_FALSE(s.replay_rows_needed);
 }
 
 TEST(DeriveStep, SpShardPathReceivesTheShardAndTheTpGather) {
   const Step s = step_of(make_case(test::kDp2Tp2EpSp, 8, {3, 2}, Path::sp_shard));
   const Call& call = s.calls[0];
-  ASSERT_EQ(call.tensors.size(), 6u);
-  EXPECT_EQ(runs(call.tensors[0]), (std::vector<RowRun>{tokens(0, 0, 2)}));
-  EXPECT_EQ(runs(call.tensors[1]), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 3, 1)}));
-  EXPECT_EQ(runs(call.tensors[2]), (std::vector<RowRun>{tokens(1, 0, 1)}));
-  EXPECT_EQ(runs(call.tensors[3]), (std::vector<RowRun>{tokens(1, 1, 1)}));
-  EXPECT_EQ(runs(call.tensors[4]), (std::vector<RowRun>{tokens(0, 0, 3), padding(0, 3, 1)}));
-  EXPECT_EQ(runs(call.tensors[5]), (std::vector<RowRun>{tokens(1, 0, 2)}));
-  EXPECT_EQ(call.ranks[1].received, 1);
-  EXPECT_EQ(call.ranks[1].tp_gathered, 4);
-  EXPECT_EQ(call.ranks[2].received, 2);
-  EXPECT_EQ(call.ranks[2].tp_gathered, 5);
+  // One tensor a DP rank (its padded batch, the TP all-gather of its shards); shard t is slice t.
+  ASSERT_EQ(call.tensors.size(), 2u);
+  EXPECT_EQ(call.receipt, Receipt::tp_slice);
+  EXPECT_EQ(runs(call.tensors[0]), (std::vector<RowRun>{tokens(0, 0, 3), padding(0, 3, 1)}));
+  EXPECT_EQ(runs(call.tensors[1]), (std::vector<RowRun>{tokens(1, 0, 2)}));
+  EXPECT_EQ(runs(call.input_of(call.view(0))), (std::vector<RowRun>{tokens(0, 0, 2)}));
+  EXPECT_EQ(runs(call.input_of(call.view(1))), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 3, 1)}));
+  EXPECT_EQ(runs(call.input_of(call.view(2))), (std::vector<RowRun>{tokens(1, 0, 1)}));
+  EXPECT_EQ(runs(call.input_of(call.view(3))), (std::vector<RowRun>{tokens(1, 1, 1)}));
+  EXPECT_EQ(call.view(1).received, 0);
+  EXPECT_EQ(call.view(1).rows, (RowRange{2, 4}));
+  EXPECT_EQ(call.view(1).tp_gathered, 0);
+  EXPECT_EQ(call.view(2).received, 1);
+  EXPECT_EQ(call.view(2).rows, (RowRange{0, 1}));
+  EXPECT_EQ(call.view(2).tp_gathered, 1);
 }
 
 TEST(DeriveStep, CudagraphDummyTokensAreRoutedLikeRealOnes) {
@@ -193,8 +201,8 @@ TEST(DeriveStep, LastMicrobatchTakesTheRemainderWithSp) {
   const Call& last = s.calls[1];  // tokens [3, 7): u = 4, shards of 2
   EXPECT_EQ(last.metadata->num_tokens_across_dp, (V{4, 4}));
   EXPECT_EQ(last.metadata->local_sizes, (V{2, 2, 2, 2}));
-  EXPECT_EQ(runs(last.tensors[1]), (std::vector<RowRun>{tokens(0, 5, 2)}));
-  EXPECT_EQ(runs(s.calls[0].tensors[1]), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 3, 1)}));
+  EXPECT_EQ(runs(last.input_of(last.view(0, 1))), (std::vector<RowRun>{tokens(0, 5, 2)}));
+  EXPECT_EQ(runs(s.calls[0].input_of(s.calls[0].view(0, 1))), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 3, 1)}));
 }
 
 TEST(DeriveStep, MicrobatchedGatheredKernelRowsArePerCall) {
@@ -233,12 +241,15 @@ TEST(DeriveStep, DpChunksOnTheSpShardPath) {  // n = [5, 0], T = 2: per-TP rows 
   EXPECT_EQ(s.calls[0].metadata->local_sizes, (V{2, 2, 1, 1}));
   EXPECT_EQ(s.calls[1].metadata->local_sizes, (V{1, 1, 1, 1}));
   // Chunk 1 of (0, 1): padded rows [5, 6): SP padding row 5.
-  EXPECT_EQ(runs(s.calls[1].tensors[1]), (std::vector<RowRun>{padding(0, 5, 1)}));
-  EXPECT_EQ(runs(s.calls[1].tensors[4]), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 5, 1)}));
+  const Call& second = s.calls[1];
+  EXPECT_EQ(runs(second.input_of(second.view(0, 1))), (std::vector<RowRun>{padding(0, 5, 1)}));
+  // Tensor 0, dp 0's TP all-gather: the chunks of TP ranks 0 and 1 in turn.
+  EXPECT_EQ(second.view(0, 1).tp_gathered, 0);
+  EXPECT_EQ(runs(second.tensors[0]), (std::vector<RowRun>{tokens(0, 2, 1), padding(0, 5, 1)}));
   // dp 1 never had a row: forward_impl_chunked slices x[-1:0] of its empty tensor, so capture
   // gets 0 rows, while its local_sizes entry is 1 (the all-gather still takes one row from it).
-  EXPECT_TRUE(runs(s.calls[0].tensors[2]).empty());
-  EXPECT_TRUE(runs(s.calls[1].tensors[3]).empty());
+  EXPECT_TRUE(runs(s.calls[0].input_of(s.calls[0].view(1, 0))).empty());
+  EXPECT_TRUE(runs(second.input_of(second.view(1, 1))).empty());
 }
 
 TEST(DeriveStep, MetadataOverrideThatAgreesIsNoRejection) {
@@ -323,7 +334,7 @@ RC_GTEST_PROP(LayoutProperty, SpShardsConcatenateBackToTheRanksBatch, ()) {
   for (int d = 0; d < s.dp; ++d) {
     RowTensor joined;
     for (int t = 0; t < s.tp; ++t) {
-      const RowTensor& shard = call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(d * s.tp + t)].received)];
+      const RowTensor shard = call.input_of(call.view(d, t));
       RC_ASSERT(shard.rows() == s.shard_rows[static_cast<size_t>(d)]);
       joined.append_slice(shard, {0, shard.rows()});
     }
@@ -332,8 +343,7 @@ RC_GTEST_PROP(LayoutProperty, SpShardsConcatenateBackToTheRanksBatch, ()) {
     batch.append({n, RowKind::token, d, 0});
     batch.append({joined.rows() - n, RowKind::sp_padding, d, n});
     RC_ASSERT(runs(joined) == runs(batch));
-    RC_ASSERT(runs(call.tensors[static_cast<size_t>(call.ranks[static_cast<size_t>(d * s.tp)].tp_gathered)]) ==
-              runs(batch));
+    RC_ASSERT(runs(call.tensors[static_cast<size_t>(call.view(d, 0).tp_gathered)]) == runs(batch));
   }
 }
 

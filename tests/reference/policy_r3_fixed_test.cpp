@@ -19,7 +19,7 @@ class R3FixedTest : public ::testing::Test {
     step = std::move(derive_step(c)).value();
     const Call& k = step.calls[call];
     CaptureDecision out;
-    policy->decide(capture_call_for(step, k, k.ranks[rank], {policy->allocate(c).capture_rows, c.model.layers, c.model.top_k}),
+    policy->decide(capture_call_for(step, k, k.view(static_cast<size_t>(rank)), {policy->allocate(c).capture_rows, c.model.layers, c.model.top_k}),
                    out);
     return out;
   }

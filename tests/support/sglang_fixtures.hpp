@@ -81,7 +81,7 @@ inline std::vector<TokenRun> token_runs(const RowTensor& t) {
 // (received, tp_gathered) of each view of a call, DP-major.
 inline std::vector<std::pair<int, int>> views_of(const Call& call) {
   std::vector<std::pair<int, int>> out;
-  for (const RankView& v : call.ranks) out.emplace_back(v.received, v.tp_gathered);
+  for (size_t r = 0; r < call.rank_count(); ++r) out.emplace_back(call.view(r).received, call.view(r).tp_gathered);
   return out;
 }
 
@@ -91,7 +91,7 @@ inline std::vector<CaptureDecision> decisions_of(const CapturePolicy& policy, co
   const BufferShape shape{policy.allocate(c).capture_rows, c.model.layers, c.model.top_k};
   std::vector<CaptureDecision> out;
   for (const Call& call : step.calls) {
-    const RankView& view = call.ranks[static_cast<size_t>(dp * c.topology.tp + tp)];
+    const RankView view = call.view(dp, tp);
     policy.decide(capture_call_for(step, call, view, shape), out.emplace_back());
   }
   return out;

@@ -149,14 +149,16 @@ Call build_call(const Case& c, const ForwardLayout& f, int index, const std::vec
   Call call;
   call.index = index;
   call.tokens = rows;
+  call.dp_size = D;
+  call.tp_size = T;
   starts.assign(static_cast<size_t>(D), 0);
   switch (f.capture) {
     case CaptureLayout::local_batch: {
       call.tensors.resize(static_cast<size_t>(D));
       for (int d = 0; d < D; ++d) {
         append_rows(call.tensors[d], d, rows[d].lo, rows[d].hi);
-        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, d, -1});
       }
+      call.receipt = Receipt::per_dp;
       break;
     }
     case CaptureLayout::dp_max_len:
@@ -171,8 +173,8 @@ Call build_call(const Case& c, const ForwardLayout& f, int index, const std::vec
         call.segments.push_back({d, 0, d, offset, rows[d].size(), std::min(rows[d].size(), f.tokens[d]), 0});
         append_rows(call.tensors[0], d, rows[d].lo, rows[d].hi);
         offset += rows[d].size();
-        for (int t = 0; t < T; ++t) call.ranks.push_back({d, t, 0, -1});
       }
+      call.receipt = Receipt::shared;
       call.gathered_rows = offset;
       break;
     }
@@ -181,16 +183,14 @@ Call build_call(const Case& c, const ForwardLayout& f, int index, const std::vec
       // layers/communicator.py, _compute_mlp_mode: the MoE input is scattered, TP rank t holding
       // rows [t*u/T, (t+1)*u/T) of its rank's batch (u is a multiple of attn_tp: aligned counts).
       // DeepEP's capturer all-gathers them over attn-TP (attn_tp_all_gather_into_tensor) first.
-      const bool gathered = f.capture == CaptureLayout::deepep_gather;
-      call.tensors.resize(static_cast<size_t>(D) * T + (gathered ? D : 0));
+      // Tensor d holds the T slices in turn: TP rank t receives slice t, DeepEP's gather the whole.
+      call.tensors.resize(static_cast<size_t>(D));
       for (int d = 0; d < D; ++d) {
         const int64_t slice = rows[d].size() / T;
-        for (int t = 0; t < T; ++t) {
-          append_rows(call.tensors[d * T + t], d, rows[d].lo + t * slice, rows[d].lo + (t + 1) * slice);
-          call.ranks.push_back({d, t, d * T + t, gathered ? D * T + d : -1});
-        }
-        if (gathered) append_rows(call.tensors[D * T + d], d, rows[d].lo, rows[d].lo + slice * T);
+        append_rows(call.tensors[d], d, rows[d].lo, rows[d].lo + slice * T);
       }
+      call.receipt = Receipt::tp_slice;
+      call.tp_gather = f.capture == CaptureLayout::deepep_gather;
       break;
     }
   }
@@ -264,9 +264,9 @@ Result<Step> derive_step(const Case& c) {
 int64_t rows_written(const Step& step) {
   int64_t written = 0;
   for (const Call& call : step.calls)
-    for (const RankView& v : call.ranks) {
-      const int tensor = v.tp_gathered >= 0 ? v.tp_gathered : v.received;
-      written = std::max(written, call.tensors[static_cast<size_t>(tensor)].rows());
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView v = call.view(r);
+      written = std::max(written, v.tp_gathered >= 0 ? call.tensors[static_cast<size_t>(v.tp_gathered)].rows() : v.rows.size());
     }
   return written;
 }

@@ -39,7 +39,7 @@ void expect_batch_resolves_to_the_unbatched_requests(const Case& c, size_t tenso
   std::vector<json> want;
   int64_t id = 3;
   for (const Call& call : step.calls)
-    for (const RankView& view : call.ranks) want.push_back(capture_request(id++, case_json, step, call, view, kBuffer));
+    for (size_t r = 0; r < call.rank_count(); ++r) want.push_back(capture_request(id++, case_json, step, call, call.view(r), kBuffer));
   EXPECT_EQ(resolve_batch(batch), want);
 }
 

@@ -30,7 +30,7 @@ TEST(Protocol, SpShardRequestCarriesTheShardAndTheTpGather) {
   const Step step = derive_step(c).value();
   const Call& call = step.calls.front();
   // dp 1 tp 1: n_1 = 2, s_1 = 1, so this rank holds token (1, 1); the gather is both shards.
-  const json req = capture_request(7, json{{"k", "case"}}, step, call, call.ranks[3], {8, 4, 2});
+  const json req = capture_request(7, json{{"k", "case"}}, step, call, call.view(3), {8, 4, 2});
   EXPECT_EQ(req["type"], "capture");
   EXPECT_EQ(req["id"], 7);
   EXPECT_EQ(req["case"], (json{{"k", "case"}}));
@@ -49,7 +49,7 @@ TEST(Protocol, GatheredRequestCarriesTheGatheredBatchWithPadding) {
   const Case c = sp_case(Path::gathered);
   const Step step = derive_step(c).value();
   const Call& call = step.calls.front();
-  const json req = capture_request(1, json::object(), step, call, call.ranks[0], {8, 4, 2});
+  const json req = capture_request(1, json::object(), step, call, call.view(0), {8, 4, 2});
   // local_sizes [2, 2, 1, 1]: (0,0) (0,1) | (0,2) pad(0,3) | (1,0) | (1,1)
   const json want = {{token(0, 0, 0), token(0, 0, 1)}, {token(0, 1, 0), token(0, 1, 1)},
                      {token(0, 2, 0), token(0, 2, 1)}, {pad(0, 3, 0), pad(0, 3, 1)},
@@ -64,7 +64,7 @@ TEST(Protocol, SingleRankHasNoMetadataAndNoTpGather) {
   c.max_num_tokens = 4;
   c.tokens = {2};
   const Step step = derive_step(c).value();
-  const json req = capture_request(1, json::object(), step, step.calls[0], step.calls[0].ranks[0], {4, 1, 1});
+  const json req = capture_request(1, json::object(), step, step.calls[0], step.calls[0].view(0), {4, 1, 1});
   EXPECT_TRUE(req["dp_metadata"].is_null());
   EXPECT_FALSE(req.contains("tp_all_gather"));
 }

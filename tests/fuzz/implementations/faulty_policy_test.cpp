@@ -21,7 +21,7 @@ std::vector<Copy> copies(const CapturePolicy& policy, const Case& c, int d, int 
   auto step = derive_step(c);
   EXPECT_TRUE(step.ok());
   const Call& k = step->calls.at(call);
-  const RankView& view = k.ranks.at(static_cast<size_t>(d * step->tp + t));
+  const RankView view = k.view(d, t);
   CaptureDecision out;
   policy.decide(capture_call_for(*step, k, view, {c.max_num_tokens, c.model.layers, c.model.top_k}), out);
   EXPECT_FALSE(out.rejected) << out.error;

@@ -193,17 +193,18 @@ TEST(SglangLayout, PrefillGraphForcesMaxLen) {
 }
 
 TEST(SglangLayout, DeepepScattersTheBatchAndTheCapturerGathersIt) {
-  // DeepEP, dp 1, attn_tp 2, extend [3]: a = [4]; TP rank t holds rows [2t, 2t + 2); the gather is tensor 2.
+  // DeepEP, dp 1, attn_tp 2, extend [3]: a = [4]; TP rank t holds rows [2t, 2t + 2) of tensor 0,
+  // which is also the gather.
   const Step s = step_of(test::sglang_extend(1, 2, {3}, A2a::deepep));
   EXPECT_EQ(s.sglang->capture, CaptureLayout::deepep_gather);
   EXPECT_EQ(s.sglang->padding, DpPadding::none);
   EXPECT_EQ(s.sglang->global_num_tokens_cpu, (V{4}));
   const Call& call = s.calls[0];
-  ASSERT_EQ(call.tensors.size(), 3u);
-  EXPECT_EQ(token_runs(call.tensors[0]), (Runs{{2, 0, 0}}));
-  EXPECT_EQ(token_runs(call.tensors[1]), (Runs{{2, 0, 2}}));
-  EXPECT_EQ(token_runs(call.tensors[2]), (Runs{{4, 0, 0}}));
-  EXPECT_EQ(views_of(call), (Views{{0, 2}, {1, 2}}));
+  ASSERT_EQ(call.tensors.size(), 1u);
+  EXPECT_EQ(token_runs(call.input_of(call.view(0, 0))), (Runs{{2, 0, 0}}));
+  EXPECT_EQ(token_runs(call.input_of(call.view(0, 1))), (Runs{{2, 0, 2}}));
+  EXPECT_EQ(token_runs(call.tensors[0]), (Runs{{4, 0, 0}}));
+  EXPECT_EQ(views_of(call), (Views{{0, 0}, {0, 0}}));
   EXPECT_EQ(s.capture_rows_needed, 4);  // the gather is what lands in the buffer
 }
 
@@ -212,12 +213,12 @@ TEST(SglangLayout, DeepepUnderDpAttentionGathersEachRankOnItsOwn) {
   const Step s = step_of(test::sglang_extend(2, 2, {3, 1}, A2a::deepep));
   EXPECT_EQ(s.sglang->global_num_tokens_cpu, (V{4, 2}));
   const Call& call = s.calls[0];
-  ASSERT_EQ(call.tensors.size(), 6u);
-  EXPECT_EQ(token_runs(call.tensors[2]), (Runs{{1, 1, 0}}));
-  EXPECT_EQ(token_runs(call.tensors[3]), (Runs{{1, 1, 1}}));
-  EXPECT_EQ(token_runs(call.tensors[4]), (Runs{{4, 0, 0}}));
-  EXPECT_EQ(token_runs(call.tensors[5]), (Runs{{2, 1, 0}}));
-  EXPECT_EQ(views_of(call), (Views{{0, 4}, {1, 4}, {2, 5}, {3, 5}}));
+  ASSERT_EQ(call.tensors.size(), 2u);
+  EXPECT_EQ(token_runs(call.input_of(call.view(1, 0))), (Runs{{1, 1, 0}}));
+  EXPECT_EQ(token_runs(call.input_of(call.view(1, 1))), (Runs{{1, 1, 1}}));
+  EXPECT_EQ(token_runs(call.tensors[0]), (Runs{{4, 0, 0}}));
+  EXPECT_EQ(token_runs(call.tensors[1]), (Runs{{2, 1, 0}}));
+  EXPECT_EQ(views_of(call), (Views{{0, 0}, {0, 0}, {1, 1}, {1, 1}}));
   EXPECT_TRUE(call.segments.empty());
   EXPECT_EQ(s.capture_rows_needed, 4);
 }
@@ -228,10 +229,10 @@ TEST(SglangLayout, AnotherA2aBackendLeavesTheAttnTpSliceUngathered) {
   EXPECT_EQ(s.sglang->capture, CaptureLayout::attn_tp_slice);
   EXPECT_EQ(s.sglang->padded, (V{4}));
   const Call& call = s.calls[0];
-  ASSERT_EQ(call.tensors.size(), 2u);
-  EXPECT_EQ(token_runs(call.tensors[0]), (Runs{{2, 0, 0}}));
-  EXPECT_EQ(token_runs(call.tensors[1]), (Runs{{2, 0, 2}}));
-  EXPECT_EQ(views_of(call), (Views{{0, -1}, {1, -1}}));
+  ASSERT_EQ(call.tensors.size(), 1u);
+  EXPECT_EQ(token_runs(call.input_of(call.view(0, 0))), (Runs{{2, 0, 0}}));
+  EXPECT_EQ(token_runs(call.input_of(call.view(0, 1))), (Runs{{2, 0, 2}}));
+  EXPECT_EQ(views_of(call), (Views{{0, -1}, {0, -1}}));
   EXPECT_EQ(s.capture_rows_needed, 2);
   // With attn_tp 1 the slice is the whole, unaligned batch.
   const Step whole = step_of(test::sglang_extend(1, 1, {3}, A2a::nixl));
