@@ -337,7 +337,6 @@ Result<Step> derive_step(const Case& c) {
     for (int64_t n : s.num_tokens_across_dp) s.shard_rows.push_back(ceil_div(n, s.tp));
   if (s.dp > 1) {
     s.local_sizes = derive_local_sizes(s.num_tokens_across_dp, s.tp, s.sp);
-    s.segments = derive_segments(s.num_tokens_across_dp, s.tp, s.sp);
     s.gathered_rows = std::accumulate(s.local_sizes->begin(), s.local_sizes->end(), int64_t{0});
   }
   s.capture_rows_needed = *std::max_element(s.num_tokens_across_dp.begin(), s.num_tokens_across_dp.end());

@@ -99,7 +99,6 @@ struct Step {
   std::vector<int64_t> num_tokens_across_dp;  // n_d: the counts ranks run with (derived, never overridden)
   std::vector<int64_t> shard_rows;            // s_d = ceil(n_d / T) when SP is on, else empty
   std::optional<std::vector<int64_t>> local_sizes;  // whole-step local_sizes (nullopt when D = 1)
-  std::vector<Segment> segments;              // whole-step gathered layout
   int64_t gathered_rows = 0;
   int64_t capture_rows_needed = 0;            // max n_d
   std::optional<int64_t> replay_rows_needed;  // monolithic cases: most rows the kernel processes in one call

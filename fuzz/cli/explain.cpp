@@ -128,7 +128,8 @@ void write_segments_table(const Explanation& e, std::ostringstream& out) {
   out << "\ngathered layout (all-gatherv over the " << (s.sp ? "EP group, rank d*T+t" : "DP group, rank d") << "): G = "
       << s.gathered_rows << " rows, local_sizes " << list_text(s.local_sizes) << "\n";
   Table t({"group rank", "dp", "tp", "rows", "tokens", "padding"}, 3);
-  for (const Segment& g : s.segments) {
+  // The whole step's layout, derived here: a step keeps only its calls' (D*T segments with SP).
+  for (const Segment& g : derive_segments(s.num_tokens_across_dp, s.tp, s.sp)) {
     t.add({std::to_string(g.group_rank), std::to_string(g.dp), s.sp ? std::to_string(g.tp) : "-",
            range_text(RowRange{g.offset, g.offset + g.rows}),
            g.token_rows ? range_text(RowRange{g.offset, g.offset + g.token_rows}) : "-",

@@ -291,7 +291,10 @@ RC_GTEST_PROP(LayoutProperty, GatheredSegmentsPartitionTheGatheredRows, ()) {
   const Case c = *test::gen_valid_case({.min_dp = 2});
   const Step s = *derive_step(c);
   int64_t next = 0;
-  for (const Segment& g : s.segments) {
+  // A one-call step's call carries the whole step's layout.
+  const std::vector<Segment> segments = s.calls[0].segments;
+  RC_PRE(s.calls.size() == 1 && !segments.empty());
+  for (const Segment& g : segments) {
     RC_ASSERT(g.offset == next);
     RC_ASSERT(g.rows == g.token_rows + g.padding_rows);
     RC_ASSERT(g.rows == (*s.local_sizes)[static_cast<size_t>(g.group_rank)]);
@@ -318,7 +321,7 @@ RC_GTEST_PROP(LayoutProperty, PaddingRowsOfRankAreTpTimesShardMinusCount, ()) {
   const Case c = *test::gen_valid_case({.force_sp = true});
   const Step s = *derive_step(c);
   std::vector<int64_t> padding(static_cast<size_t>(s.dp), 0);
-  for (const Segment& g : s.segments) padding[static_cast<size_t>(g.dp)] += g.padding_rows;
+  for (const Segment& g : derive_segments(s.num_tokens_across_dp, s.tp, s.sp)) padding[static_cast<size_t>(g.dp)] += g.padding_rows;
   for (int d = 0; d < s.dp; ++d) {
     const int64_t n = s.num_tokens_across_dp[static_cast<size_t>(d)];
     RC_ASSERT(padding[static_cast<size_t>(d)] == s.tp * ceil_div(n, s.tp) - n);

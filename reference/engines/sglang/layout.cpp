@@ -254,7 +254,6 @@ Result<Step> derive_step(const Case& c) {
   f.segment_start.resize(children.size());
   for (size_t k = 0; k < children.size(); ++k)
     s.calls.push_back(build_call(c, f, static_cast<int>(k), children[k], f.segment_start[k]));
-  s.segments = s.calls.front().segments;
   s.gathered_rows = s.calls.front().gathered_rows;
   s.sglang = std::move(f);
   s.capture_rows_needed = rows_written(s);
