@@ -209,6 +209,10 @@ std::vector<std::unique_ptr<CapturePolicy>> policies_to_compare() {
   p.push_back(make_r3_fixed_policy());
   p.push_back(std::make_unique<TpAwarePolicy>(make_vllm_50874_policy(), false));
   p.push_back(std::make_unique<TpAwarePolicy>(make_r3_fixed_policy(), true));
+  p.push_back(make_sglang_policy());
+  p.push_back(make_sglang_miles_policy());
+  p.push_back(make_sglang_fixed_policy());
+  p.push_back(std::make_unique<TpAwarePolicy>(make_sglang_fixed_policy(), true));
   return p;
 }
 
@@ -231,12 +235,67 @@ std::string judgement_difference(const Judgement& a, const Judgement& b) {
   return "";
 }
 
+// Both ways of wording: every rank's (explain, exhaust) and only the reported ranks' (campaigns).
+// A policy judges only its own engine's cases.
 std::string classes_against_ranks(const Case& c, const CapturePolicy& policy) {
+  if (policy.engine() != c.engine) return "";
   const Step step = *derive_step(c);
-  const Judgement by_class = judge_symbolic(c, step, policy, policy.name());
-  const Judgement alone =
-      judge_symbolic(c, step, policy, policy.name(), RankDetails::every_rank, RankClasses::every_rank_alone);
-  return judgement_difference(by_class, alone);
+  for (RankDetails details : {RankDetails::every_rank, RankDetails::reported_ranks}) {
+    const Judgement by_class = judge_symbolic(c, step, policy, policy.name(), details);
+    const Judgement alone = judge_symbolic(c, step, policy, policy.name(), details, RankClasses::every_rank_alone);
+    const std::string diff = judgement_difference(by_class, alone);
+    if (!diff.empty()) return std::string(details == RankDetails::every_rank ? "every rank's words: " : "reported words: ") + diff;
+  }
+  return "";
+}
+
+RC_GTEST_PROP(JudgeSymbolicProperty, SglangClassesJudgeLikeEveryRankAlone, ()) {
+  GeneratorOptions options;
+  options.profile = Profile::any;
+  options.engine = Engine::sglang;
+  const Case c = generate_case(*rc::gen::arbitrary<uint64_t>(), *rc::gen::inRange<uint64_t>(0, 1000), options).c;
+  for (const auto& policy : policies_to_compare()) {
+    const std::string diff = classes_against_ranks(c, *policy);
+    if (!diff.empty()) RC_FAIL(std::string(policy->name()) + ": " + diff);
+  }
+}
+
+// The classes themselves: a TP group that receives alike is one class, so a wide step costs a
+// class per DP rank; a TP group that reads different shards on its own rows splits.
+TEST(JudgeSymbolic, ATpGroupThatReadsAlikeIsOneClassPerDpRank) {
+  Case c = make_case(test::kDp2Tp2EpSp, 16, {3, 2}, Path::gathered);
+  c.topology = {64, 8, true, true};
+  c.tokens.assign(64, 5);
+  const Step step = *derive_step(c);
+  const Judgement fixed = judge_symbolic(c, step, *make_r3_fixed_policy(), "r3-fixed");
+  ASSERT_EQ(fixed.verdict, Verdict::pass);
+  ASSERT_EQ(fixed.classes.size(), 64u);
+  for (size_t d = 0; d < 64; ++d) {
+    EXPECT_EQ(fixed.classes[d].dp, static_cast<int>(d));
+    EXPECT_EQ(fixed.classes[d].tp, 0);
+    EXPECT_EQ(fixed.classes[d].members, 8);
+  }
+  EXPECT_EQ(fixed.rank_count(), 512u);
+  EXPECT_EQ(&fixed.class_of(17, 5), &fixed.classes[17]);
+  // vllm-50874 on one-row SP shards: each TP rank takes its own shard for the batch (TP rank 0
+  // its token, the others a padding row each), so each is a class of its own; the DP rank with
+  // 16 tokens copies from the TP all-gather, and its group stays one class.
+  c.path = Path::sp_shard;
+  c.tokens.assign(64, 1);
+  c.tokens[3] = 16;
+  const Step shards = *derive_step(c);
+  const Judgement j = judge_symbolic(c, shards, *make_vllm_50874_policy(), "vllm-50874", RankDetails::reported_ranks);
+  EXPECT_EQ(j.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.severity, Severity::latent);
+  EXPECT_EQ(j.rank_count(), 512u);
+  EXPECT_EQ(j.classes.size(), 8u * 63 + 1);
+  EXPECT_EQ(j.class_of(0, 3).tp, 3);
+  EXPECT_EQ(j.class_of(0, 3).members, 1);
+  EXPECT_EQ(j.class_of(0, 3).verdict, Verdict::wrong_rows);
+  EXPECT_EQ(j.class_of(0, 0).verdict, Verdict::pass);
+  EXPECT_EQ(j.class_of(3, 6).tp, 0);
+  EXPECT_EQ(j.class_of(3, 6).members, 8);
+  EXPECT_EQ(j.class_of(0, 1).detail, j.detail);  // the reported words are the first failing class's lead's
 }
 
 RC_GTEST_PROP(JudgeSymbolicProperty, ClassesOfIdenticalRanksJudgeLikeEveryRankAlone, ()) {
