@@ -2,7 +2,7 @@
 # The one benchmark report: measures r3fuzz side by side in one run and writes
 # docs/BENCHMARKS.md with the machine, the date and ratios. Run on demand, never in CI.
 #
-#   bench/run-benchmarks.sh [--build DIR] [--fuzz-build DIR] [--runs N] [--quick] [--out FILE]
+#   bench/run-benchmarks.sh [--build DIR] [--fuzz-build DIR] [--runs N] [--quick] [--out FILE] [--sections LIST]
 #
 # Sections (each a figure as the median of RUNS runs, with min and max):
 #   1. campaign: symbolic and concrete cases/s, time to catch vllm-pre-50874 (bench/campaign-bench.sh)
@@ -12,6 +12,10 @@
 #   5. exhaustive search cases/s, one job and every core
 #   6. the fault-kill matrix (r3fuzz mutants)
 #   7. engine adapters: the example adapter unbatched and batched, the torch adapter (bench/adapter-bench.sh)
+#   8. symbolic judging cost against the layout: time per case at D in {8, 64, 512} x T in {1, 8},
+#      vLLM and SGLang (bench/judge_scaling.cpp)
+#   9. the targets of issue 21 as ratios from this run (scaling, campaign and libFuzzer against the
+#      trivial target, --jobs against its ceiling)
 # A section whose prerequisites are missing (no fuzz build, a section script not written yet)
 # says why and is marked "not measured"; the others still run. Default run: under ~10 minutes.
 set -uo pipefail
@@ -21,6 +25,8 @@ FUZZ_BUILD="$ROOT/build/fuzz"
 RUNS=5
 QUICK=0
 OUT="$ROOT/docs/BENCHMARKS.md"
+ALL_SECTIONS="campaign scaling libfuzzer mutator shrink exhaust mutants adapter targets"
+SECTION_LIST="$ALL_SECTIONS"
 while (($#)); do
   case "$1" in
     --build) BUILD="$(realpath "$2")"; shift 2 ;;
@@ -28,9 +34,13 @@ while (($#)); do
     --runs) RUNS="$2"; shift 2 ;;
     --quick) QUICK=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --sections) SECTION_LIST="${2//,/ }"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run-benchmarks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
+done
+for s in $SECTION_LIST; do
+  [[ " $ALL_SECTIONS " == *" $s "* ]] || { echo "run-benchmarks.sh: unknown section '$s' (sections: $ALL_SECTIONS)" >&2; exit 2; }
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "run-benchmarks.sh: --runs needs a positive integer, got '$RUNS'" >&2; exit 2; }
 R3FUZZ="$BUILD/fuzz/cli/r3fuzz"
@@ -59,6 +69,91 @@ campaign_section() {
   else
     not_measured "bench/campaign-bench.sh failed: $(tail -1 "$TMP/campaign.log")" campaign
   fi
+}
+
+# --- 8. symbolic judging cost against the layout ----------------------------------------------
+scaling_section() {
+  section "Symbolic judging cost against the layout (time per case against D and T)"
+  local bin="$BUILD/bench/r3fuzz_judge_scaling" cases=200 repeat=5
+  ((QUICK)) && { cases=100; repeat=3; }
+  [[ -x "$bin" ]] || { not_measured "$bin is not built (cmake --build $BUILD --target r3fuzz_judge_scaling)" scaling; return; }
+  for ((i = 1; i <= RUNS; i++)); do
+    "$bin" --cases "$cases" --repeat "$repeat" >"$TMP/scaling.$i" 2>"$TMP/scaling.log" ||
+      { not_measured "r3fuzz_judge_scaling failed: $(tail -1 "$TMP/scaling.log")" scaling; return; }
+  done
+  python3 - "$TMP" "$RUNS" "$cases" "$repeat" >>"$SECTIONS" <<'PY'
+import statistics, sys
+tmp, runs, cases, repeat = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+points = {}
+for i in range(1, runs + 1):
+    for line in open(f"{tmp}/scaling.{i}"):
+        engine, d, t, us, _ = line.split("\t")
+        points.setdefault((engine, int(d), int(t)), []).append(float(us))
+med = {k: statistics.median(v) for k, v in points.items()}
+print(f"Microseconds a case (deriving its step and judging it with both default implementations of its")
+print(f"engine: vllm-50874 and r3-fixed, sglang and sglang-fixed), the best of {repeat} passes over {cases} fixed-seed")
+print(f"production-shaped cases (bench/judge_scaling.cpp says which), median of {runs} runs.")
+print()
+print("| engine | T | D = 8 | D = 64 | D = 512 | D 512 / D 64 (target <= 10) |")
+print("|---|---|---|---|---|---|")
+for engine in ("vllm", "sglang"):
+    for t in (1, 8):
+        row = [med[(engine, d, t)] for d in (8, 64, 512)]
+        print(f"| {engine} | {t} | {row[0]:.2f} | {row[1]:.2f} | {row[2]:.2f} | {row[2] / row[1]:.2f} |")
+print()
+for engine in ("vllm", "sglang"):
+    r = med[(engine, 512, 8)] / med[(engine, 512, 1)]
+    print(f"- {engine}: time(T = 8) / time(T = 1) at D = 512: **{r:.2f}** (target <= 1.5)")
+with open(f"{tmp}/targets.scaling", "w") as out:
+    for engine in ("vllm", "sglang"):
+        for t in (1, 8):
+            out.write(f"{engine} D512/D64 at T={t}\t{med[(engine, 512, t)] / med[(engine, 64, t)]:.3g}\t<= 10\n")
+        out.write(f"{engine} T8/T1 at D=512\t{med[(engine, 512, 8)] / med[(engine, 512, 1)]:.3g}\t<= 1.5\n")
+PY
+}
+
+# --- 9. the targets of issue 21 ----------------------------------------------------------------
+# Each as a ratio from this run: the campaign's symbolic rate against the trivial libFuzzer
+# target's exec/s, the differential target against it, --jobs against its ceiling, and the
+# scaling ratios of section 8.
+targets_section() {
+  section "Targets of issue 21, from this run"
+  python3 - "$TMP" >>"$SECTIONS" <<'PY'
+import os, re, sys
+tmp = sys.argv[1]
+rows = []
+def read(name):
+    path = os.path.join(tmp, name)
+    return open(path).read() if os.path.exists(path) else None
+campaign = read("campaign.md") or ""
+def figure(label):
+    m = re.search(r"^\| " + re.escape(label) + r" \| ([0-9.]+) ", campaign, re.M)
+    return float(m.group(1)) if m else None
+fuzz = read("targets.libfuzzer")
+trivial = differential = None
+if fuzz:
+    trivial, differential = (float(x) for x in fuzz.split())
+symbolic = figure("symbolic cases/s, production layouts (D<=64)")
+def add(name, value, target, ok):
+    rows.append((name, "not measured" if value is None else f"{value:.3g}", target, "n/a" if value is None else ("met" if ok(value) else "not met")))
+add("symbolic campaign cases/s / trivial target exec/s", symbolic / trivial if symbolic and trivial else None, ">= 0.4", lambda v: v >= 0.4)
+add("differential target exec/s / trivial target exec/s", differential / trivial if differential and trivial else None, ">= 0.015", lambda v: v >= 0.015)
+for mode in ("symbolic", "concrete"):
+    speed = [l for l in campaign.splitlines() if l.startswith(f"| {mode} speed-up, --jobs")]
+    ceiling = [l for l in campaign.splitlines() if l.startswith(f"| {mode} ceiling:")]
+    value = None
+    if speed and ceiling:
+        value = float(speed[0].split("|")[2].split()[0]) / float(ceiling[0].split("|")[2].split()[0])
+    add(f"{mode} --jobs speed-up / ceiling", value, ">= 0.9", lambda v: v >= 0.9)
+for line in (read("targets.scaling") or "").splitlines():
+    name, value, target = line.split("\t")
+    bound = float(target.split()[-1])
+    add(name, float(value), target, lambda v, b=bound: v <= b)
+print("| target | this run | wanted | |")
+print("|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+PY
 }
 
 # --- 2. libFuzzer exec/s -----------------------------------------------------------------
@@ -102,6 +197,7 @@ libfuzzer_section() {
   read -r jm jlo jhi < <(stats "${judged[@]}")
   read -r tm tlo thi < <(stats "${triv[@]}")
   read -r pm plo phi < <(stats "${pairs[@]}")
+  echo "$tm $dm" >"$TMP/targets.libfuzzer"
   {
     echo "$RUNS runs of ${secs}s each, from an empty corpus, one process; the differential target judges"
     echo "r3-fixed (symbolically) and gpu:r3-fixed (the GPU pipeline on its host backend, concretely) beside"
@@ -234,7 +330,7 @@ adapter_section() {
 }
 
 start=$(date +%s)
-for s in campaign libfuzzer mutator shrink exhaust mutants adapter; do
+for s in $SECTION_LIST; do
   log "section $s"
   "${s}_section"
 done
