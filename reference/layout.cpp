@@ -199,25 +199,6 @@ void apply_override(const MetadataOverride& o, Step& s) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-RankView Call::view(int dp, int tp) const {
-  switch (receipt) {
-    case Receipt::per_dp:
-      return {dp, tp, dp, {0, tensors[static_cast<size_t>(dp)].rows()}, -1};
-    case Receipt::shared:
-      return {dp, tp, 0, {0, tensors[0].rows()}, -1};
-    case Receipt::tp_slice: {
-      const int64_t slice = tensors[static_cast<size_t>(dp)].rows() / tp_size;
-      return {dp, tp, dp, {tp * slice, (tp + 1) * slice}, tp_gather ? dp : -1};
-    }
-  }
-  return {};
-}
-
-RankView Call::view(size_t rank) const {
-  const size_t T = static_cast<size_t>(tp_size);
-  return view(static_cast<int>(rank / T), static_cast<int>(rank % T));
-}
-
 RowTensor Call::input_of(const RankView& v) const {
   const RowTensor& whole = tensors[static_cast<size_t>(v.received)];
   if (v.rows.lo == 0 && v.rows.hi == whole.rows()) return whole;

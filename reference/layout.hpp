@@ -80,8 +80,21 @@ struct Call {
   bool tp_gather = false;  // tp_slice: tensor d is also what the TP all-gather of its slices returns
 
   size_t rank_count() const { return static_cast<size_t>(dp_size) * static_cast<size_t>(tp_size); }
-  RankView view(int dp, int tp) const;
-  RankView view(size_t rank) const;  // rank d*T + t, DP-major
+  // Inline: the symbolic judge asks for a view several times a rank.
+  RankView view(int dp, int tp) const {
+    const int64_t rows = tensors[receipt == Receipt::shared ? 0 : static_cast<size_t>(dp)].rows();
+    switch (receipt) {
+      case Receipt::per_dp: return {dp, tp, dp, {0, rows}, -1};
+      case Receipt::shared: return {dp, tp, 0, {0, rows}, -1};
+      case Receipt::tp_slice: break;
+    }
+    const int64_t slice = rows / tp_size;
+    return {dp, tp, dp, {tp * slice, (tp + 1) * slice}, tp_gather ? dp : -1};
+  }
+  RankView view(size_t rank) const {  // rank d*T + t, DP-major
+    const size_t T = static_cast<size_t>(tp_size);
+    return view(static_cast<int>(rank / T), static_cast<int>(rank % T));
+  }
   // The rows (d, t) receives, materialised (a slice of its tensor): for consumers that read
   // rows one by one (the concrete judge, an adapter request, the GPU plan, explain).
   RowTensor input_of(const RankView& view) const;
