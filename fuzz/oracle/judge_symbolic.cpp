@@ -365,8 +365,13 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   }
   resize_keeping_storage(j.classes, class_count, s.spare);
   const Wording words{step, policy, buffer};
-  if (details == RankDetails::every_rank) render_every_rank(j, s, words);
-  else render_reported(j, s, words);
+  if (details == RankDetails::every_rank) {
+    render_every_rank(j, s, words);
+  } else {
+    render_reported(j, s, words);
+    // conclude() words every rank's missed rejection on a step the reference rejects.
+    if (step.rejection) split_into_ranks(j);
+  }
   conclude(j, c, step);
 }
 

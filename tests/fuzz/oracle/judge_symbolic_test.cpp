@@ -191,6 +191,7 @@ class TpAwarePolicy final : public CapturePolicy {
       : inner_(std::move(inner)), shift_odd_(shift_odd) {}
   std::string_view name() const override { return shift_odd_ ? "shift-odd-tp" : "tp-aware"; }
   Allocation allocate(const Case& c) const override { return inner_->allocate(c); }
+  Engine engine() const override { return inner_->engine(); }
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
     inner_->decide(call, out);
     if (shift_odd_ && call.tp_rank % 2 == 1)
