@@ -332,7 +332,15 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   // the case before (rank counts swing from 1 to 512 between cases).
   size_t class_count = 0;
   auto start_class = [&]() -> RankJudgement& {
-    if (class_count == j.classes.size()) resize_keeping_storage(j.classes, class_count + 1, s.spare);
+    if (class_count == j.classes.size()) {
+      RankJudgement& fresh = j.classes.emplace_back();
+      if (!s.spare.branches.empty()) {
+        fresh.branches = std::move(s.spare.branches.back());
+        fresh.tp_gathers = std::move(s.spare.tp_gathers.back());
+        s.spare.branches.pop_back();
+        s.spare.tp_gathers.pop_back();
+      }
+    }
     return j.classes[class_count++];
   };
   const size_t tp = static_cast<size_t>(step.tp);
