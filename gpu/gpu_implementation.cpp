@@ -18,6 +18,14 @@ int64_t buffer_bytes(const detail::DevicePlan& plan) {
   return plan.arena32 * int64_t{sizeof(int32_t)} + plan.arena16 * int64_t{sizeof(int16_t)};
 }
 
+// The plan a batch is laid out in, kept from batch to batch for its storage (DevicePlan::clear).
+// One per thread, not per implementation: callers judge one implementation from many threads
+// at once (exhaust's and the campaign's workers), and run_batch is never re-entered.
+detail::DevicePlan& batch_plan() {
+  thread_local detail::DevicePlan plan;
+  return plan;
+}
+
 Error too_large(int64_t bytes) {
   return Error{"the case's buffers take " + std::to_string(bytes) + " bytes, more than the " +
                std::to_string(kMaxCaseBufferBytes) + " bytes (256 MiB) one case may take; refused before allocating"};
@@ -53,11 +61,11 @@ class Gpu final : public GpuImplementation {
     // A case whose buffers pass the bound is refused; the batch is then planned again without
     // it (rare: concrete cases are small), so the others still run.
     std::vector<bool> refused(cases.size(), false);
-    detail::DevicePlan plan;
+    detail::DevicePlan& plan = batch_plan();
     std::vector<Result<detail::PlannedCase>> planned;
     for (bool replan = true; replan;) {
       replan = false;
-      plan = detail::DevicePlan{};
+      plan.clear();
       planned.clear();
       planned.reserve(cases.size());
       for (size_t i = 0; i < cases.size(); ++i) {
@@ -80,18 +88,21 @@ class Gpu final : public GpuImplementation {
     std::vector<Result<ConcreteOutcome>> out;
     out.reserve(cases.size());
     Result<detail::DeviceResult> result = runner_->execute(plan);
-    for (const auto& p : planned) {
+    for (auto& p : planned) {
       if (!p) out.push_back(p.error());
       else if (!result) out.push_back(Error{"gpu (" + std::string(to_string(options_.backend)) + "): " + result.error().message});
-      else out.push_back(detail::collect_outcome(*p, *result));
+      else out.push_back(detail::collect_outcome(std::move(*p), *result));
     }
+    if (result) runner_->recycle(std::move(*result));
     return out;
   }
 
  private:
   GpuOptions options_;
   std::unique_ptr<CapturePolicy> policy_;
-  std::unique_ptr<detail::Runner> runner_;  // not thread-safe: one implementation per thread
+  // The host runner may serve many threads at once (its storage is per thread); a CUDA runner
+  // owns one stream: one implementation per thread.
+  std::unique_ptr<detail::Runner> runner_;
 };
 
 }  // namespace

@@ -29,11 +29,14 @@ CaseDomain fuzz_domain(const BinaryLimits& limits, Profile profile = kDefaultPro
 Case mutate(const Case& c, CasePart part, Rng& rng, const CaseDomain& domain,
             size_t rank = ReplaySource::kEveryEntry);
 
-// A part chosen at random (a random rank for the tokens); when its redraw changes nothing, the
-// next part, and so on: the case comes back unchanged only when no part's redraw changed it.
+// A part chosen at random (a random rank for the tokens); when its redraw changes nothing,
+// another part not tried yet, and so on: the case comes back unchanged only when no part's
+// redraw changed it.
 Case mutate(const Case& c, Rng& rng, const CaseDomain& domain);
 
-// Takes each part of the case from `a` or `b` at random and draws the child from the domain.
+// Takes each part of the case from `a` or `b` at random and draws the child from the domain; a
+// child equal to either parent is drawn again with other parts, and where that fails (a == b,
+// or they differ in one part) the child is a mutation of `a`.
 Case cross_over(const Case& a, const Case& b, Rng& rng, const CaseDomain& domain);
 
 // The case mutation starts from when the input bytes do not decode: the smallest SP case.

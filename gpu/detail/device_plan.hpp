@@ -105,6 +105,21 @@ struct DevicePlan {
   // Writes of one wave never overlap; waves run in order, so later calls overwrite earlier ones.
   std::vector<std::vector<ReplayJob>> replay_waves;
   std::vector<std::vector<CaptureJob>> capture_waves;
+
+  // Planners append through these, which reuse the storage a cleared plan kept: a new
+  // all-gatherv, and wave `wave` (the waves grown to hold it).
+  GatherOp& add_gather();
+  std::vector<ReplayJob>& replay_wave(size_t wave);
+  std::vector<CaptureJob>& capture_wave(size_t wave);
+  // Empties the plan for the next batch but keeps every table's storage (the inner ones as
+  // spares for the appends above): once the tables have grown to fit the cases, planning one
+  // allocates nothing, where under ASan each allocation costs more than planning a row.
+  void clear();
+
+  // Inner tables of plans cleared earlier, emptied, with their storage.
+  std::vector<std::vector<GatherPiece>> spare_pieces;
+  std::vector<std::vector<ReplayJob>> spare_replay_waves;
+  std::vector<std::vector<CaptureJob>> spare_capture_waves;
 };
 
 // What a runner hands back: both arenas as the kernels left them.

@@ -4,10 +4,13 @@
 //   auto policy();                                   the Thrust execution policy
 //   template <class T> Vector<T> upload(const std::vector<T>&);
 //   template <class T> Vector<T> zeros(int64_t n);
-//   template <class T> std::vector<T> download(const Vector<T>&);
+//   template <class T> std::vector<T> download(Vector<T>&);  (may take the storage over)
 //   template <class T> static T* raw(Vector<T>&);
 //   Status gather(Vector<int32_t>& arena, const std::vector<GatherOp>& ops);
 //   Status finish();                                 waits and reports asynchronous errors
+// and, optionally, `using walks_jobs = void;`: its elements run one after another, so
+// launch_over_jobs walks each job's elements in order and hands the body its index (the same
+// order a flat launch takes), rather than having every element search for its job.
 #pragma once
 
 #include <thrust/for_each.h>
@@ -15,6 +18,7 @@
 #include <thrust/scan.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/detail/device_plan.hpp"
@@ -31,19 +35,33 @@ std::vector<int64_t> job_ends(const std::vector<Job>& jobs, Elements elements) {
   return ends;
 }
 
+template <class Exec, class = void>
+struct WalksJobs : std::false_type {};
+template <class Exec>
+struct WalksJobs<Exec, std::void_t<typename Exec::walks_jobs>> : std::true_type {};
+
 // One launch of `body` over every element of `jobs`; body's jobs/ends/count are filled here.
 template <class Exec, class Job, class Body, class Elements>
 void launch_over_jobs(Exec& exec, const std::vector<Job>& jobs, Elements elements, Body body) {
   if (jobs.empty()) return;
-  const std::vector<int64_t> ends = job_ends(jobs, elements);
-  if (ends.back() == 0) return;
-  auto device_jobs = exec.upload(jobs);
-  auto device_ends = exec.upload(ends);
-  body.jobs = Exec::raw(device_jobs);
-  body.ends = Exec::raw(device_ends);
-  body.count = static_cast<int64_t>(jobs.size());
-  thrust::for_each(exec.policy(), thrust::counting_iterator<int64_t>(0), thrust::counting_iterator<int64_t>(ends.back()),
-                   body);
+  if constexpr (WalksJobs<Exec>::value) {
+    body.jobs = jobs.data();
+    body.count = static_cast<int64_t>(jobs.size());
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      const int64_t n = elements(jobs[j]);
+      for (int64_t e = 0; e < n; ++e) body.run(JobIndex{static_cast<int64_t>(j), e});
+    }
+  } else {
+    const std::vector<int64_t> ends = job_ends(jobs, elements);
+    if (ends.back() == 0) return;
+    auto device_jobs = exec.upload(jobs);
+    auto device_ends = exec.upload(ends);
+    body.jobs = Exec::raw(device_jobs);
+    body.ends = Exec::raw(device_ends);
+    body.count = static_cast<int64_t>(jobs.size());
+    thrust::for_each(exec.policy(), thrust::counting_iterator<int64_t>(0),
+                     thrust::counting_iterator<int64_t>(ends.back()), body);
+  }
 }
 
 template <class Exec>

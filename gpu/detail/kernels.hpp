@@ -1,7 +1,10 @@
 // The pipeline's kernel bodies as __host__ __device__ functors: one source for nvcc and for
 // the host compiler (Thrust's CPP system). Each functor runs once per element of a batch of
 // jobs laid end to end; `ends` holds the running element totals, so element i belongs to the
-// first job whose end exceeds i (one launch covers every case of a batch).
+// first job whose end exceeds i (one launch covers every case of a batch). The body proper is
+// run(JobIndex): a device launch finds each element's job (operator()), the host, whose
+// elements run in order anyway, walks the jobs and hands run() the index directly
+// (execute.inl), sparing every element the search.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +38,8 @@ struct FillBuffers {
   const int64_t* ends;
   int64_t count;
   T* out;
-  R3_HD void operator()(int64_t i) const {
-    const JobIndex at = find_job(ends, count, i);
+  R3_HD void operator()(int64_t i) const { run(find_job(ends, count, i)); }
+  R3_HD void run(const JobIndex& at) const {
     const BufferJob& b = jobs[at.job];
     const int64_t row = at.element / b.width - b.guard;
     const int64_t col = at.element % b.width;
@@ -56,8 +59,8 @@ struct MaterializeRows {
   const int64_t* ends;
   int64_t count;
   int32_t* out;
-  R3_HD void operator()(int64_t i) const {
-    const JobIndex at = find_job(ends, count, i);
+  R3_HD void operator()(int64_t i) const { run(find_job(ends, count, i)); }
+  R3_HD void run(const JobIndex& at) const {
     const MaterializeJob& m = jobs[at.job];
     const int64_t row = at.element / m.top_k;
     const auto kind = static_cast<RowKind>(m.kind);
@@ -75,8 +78,8 @@ struct ReplayOutput {
   const int32_t* in;
   int32_t* out32;
   int16_t* out16;
-  R3_HD void operator()(int64_t i) const {
-    const JobIndex at = find_job(ends, count, i);
+  R3_HD void operator()(int64_t i) const { run(find_job(ends, count, i)); }
+  R3_HD void run(const JobIndex& at) const {
     const ReplayJob& r = jobs[at.job];
     const int32_t id = replay_value(in[r.src + at.element], r.experts);
     if (r.wide) out32[r.dst + at.element] = id;
@@ -93,8 +96,8 @@ struct CaptureRows {
   int64_t count;
   const int64_t* offsets;  // device-computed shard offsets (device-offsets selection)
   int32_t* arena;
-  R3_HD void operator()(int64_t i) const {
-    const JobIndex at = find_job(ends, count, i);
+  R3_HD void operator()(int64_t i) const { run(find_job(ends, count, i)); }
+  R3_HD void run(const JobIndex& at) const {
     const CaptureJob& c = jobs[at.job];
     const int64_t row = at.element / c.top_k;
     const int64_t k = at.element % c.top_k;

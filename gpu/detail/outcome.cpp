@@ -30,7 +30,7 @@ int64_t first_damaged_guard_row(const BufferJob& b, const std::vector<int32_t>& 
 
 }  // namespace
 
-Result<ConcreteOutcome> collect_outcome(const PlannedCase& planned, const DeviceResult& result) {
+Result<ConcreteOutcome> collect_outcome(PlannedCase&& planned, const DeviceResult& result) {
   for (size_t i = 0; i < planned.gathered.size(); ++i) {
     const BufferJob& b = planned.gathered[i];
     const int64_t row = first_damaged_guard_row(b, result.arena32);
@@ -43,11 +43,11 @@ Result<ConcreteOutcome> collect_outcome(const PlannedCase& planned, const Device
   ConcreteOutcome out;
   out.allocation = planned.allocation;
   out.ranks.reserve(planned.ranks.size());  // one allocation, not one per doubling
-  for (const PlannedRank& rank : planned.ranks) {
+  for (PlannedRank& rank : planned.ranks) {
     ConcreteRank& r = out.ranks.emplace_back();
     r.dp = rank.dp;
     r.tp = rank.tp;
-    r.calls = rank.calls;
+    r.calls = std::move(rank.calls);
     r.capture = image_of(rank.capture, result.arena32, 32);
     if (rank.replay) {
       r.replay = planned.allocation.replay_bits > 16 ? image_of(*rank.replay, result.arena32, 32)

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
-#include <tuple>
 
 #include "gpu/detail/plan.hpp"
 #include "gpu/detail/plan_sglang.hpp"
@@ -21,12 +21,13 @@ namespace {
 // More than this many int32 values for one case is refused (1 GiB of host memory).
 constexpr double kMaxCaseValues = double(int64_t{1} << 28);
 
-// Offsets of each group rank's contribution: EP/DP rank order, or TP-major under the fault.
-std::vector<int64_t> gather_offsets(const std::vector<Segment>& segments, int D, int T, bool tp_major) {
-  std::vector<int64_t> offsets(segments.size());
+// Offsets of each group rank's contribution (into `offsets`): EP/DP rank order, or TP-major
+// under the fault.
+void gather_offsets(const std::vector<Segment>& segments, int D, int T, bool tp_major, std::vector<int64_t>& offsets) {
+  offsets.resize(segments.size());
   if (!tp_major || segments.size() != static_cast<size_t>(D) * T) {
     for (size_t r = 0; r < segments.size(); ++r) offsets[r] = segments[r].offset;
-    return offsets;
+    return;
   }
   int64_t at = 0;
   for (int t = 0; t < T; ++t)
@@ -34,7 +35,6 @@ std::vector<int64_t> gather_offsets(const std::vector<Segment>& segments, int D,
       offsets[static_cast<size_t>(d * T + t)] = at;
       at += segments[static_cast<size_t>(d * T + t)].rows;
     }
-  return offsets;
 }
 
 // Device-offsets selection: where the exclusive scan that yields a copy's source offset lives.
@@ -98,6 +98,41 @@ struct RankCopy {
   size_t wave = 0;  // copies of one rank run in order: its i-th copy of a call joins wave base + i
 };
 
+struct RankReplay {
+  ReplayJob job;
+  size_t wave = 0;  // its call
+};
+
+// The planner's working tables, kept from case to case: once they have grown to fit the cases,
+// planning one allocates nothing of its own (under ASan an allocation costs more than planning
+// a rank). One per thread: plan_case runs on its caller's thread and is never re-entered.
+struct StepScratch {
+  // Per rank (the first D*T entries; an entry's storage outlives smaller cases):
+  std::vector<std::vector<RankCopy>> copies;  // in call order
+  std::vector<std::vector<RankReplay>> replays;
+  std::vector<int64_t> replay_rows_written;
+  // Per call:
+  std::vector<TensorRef> received;     // per rank
+  std::vector<CaptureCall> calls;      // per rank
+  std::vector<bool> needs_tp_gather;   // per DP rank
+  std::vector<TensorRef> tp_gathered;  // per DP rank
+  std::vector<std::optional<TensorRef>> held;  // per tensor of the call: once materialised
+  std::vector<TensorRef> parts;
+  std::vector<int64_t> offsets;
+};
+
+// Empties the first n tables of `per_rank` (growing it to n), keeping their storage.
+template <class T>
+void clear_first(std::vector<std::vector<T>>& per_rank, size_t n) {
+  if (per_rank.size() < n) per_rank.resize(n);
+  for (size_t i = 0; i < n; ++i) per_rank[i].clear();
+}
+
+StepScratch& step_scratch() {
+  thread_local StepScratch scratch;
+  return scratch;
+}
+
 // The buffers the pipeline allocates for the case, or why the case is too large to plan (its
 // provenance values would not fit, or its device memory would exceed kMaxCaseValues).
 Result<Allocation> planned_allocation(const Case& c, const Step& step, const PlanSettings& settings) {
@@ -116,21 +151,26 @@ Result<Allocation> planned_allocation(const Case& c, const Step& step, const Pla
 // Plans one step call by call, then places each rank's buffers once every write is known.
 class StepPlanner {
  public:
-  StepPlanner(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out)
-      : c_(c), step_(step), settings_(settings), plan_(plan), out_(out), scans_(plan),
+  StepPlanner(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out,
+              StepScratch& scratch)
+      : c_(c), step_(step), settings_(settings), plan_(plan), out_(out), s_(scratch), scans_(plan),
         D_(step.dp), T_(step.tp), K_(c.model.top_k), L_(c.model.layers),
         ranks_(static_cast<size_t>(D_) * T_), wide_replay_(out.allocation.replay_bits > 16),
-        shape_{out.allocation.capture_rows, L_, K_}, copies_(ranks_), replays_(ranks_), replay_rows_written_(ranks_, 0) {
+        shape_{out.allocation.capture_rows, L_, K_} {
     if (settings.fault == Fault::layer_unchecked) shape_.layers = std::max(L_, step.layer + 1);  // no layer check
     out_.ranks.resize(ranks_);
+    for (PlannedRank& rank : out_.ranks) rank.calls.reserve(step.calls.size());  // one allocation per rank
+    out_.gathered.reserve(step.calls.size() * static_cast<size_t>(1 + D_));  // at most a DP and D TP gathers a call
+    clear_first(s_.copies, ranks_);
+    clear_first(s_.replays, ranks_);
+    s_.replay_rows_written.assign(ranks_, 0);
   }
 
   void plan_call(const Call& call) {
-    const std::vector<TensorRef> received = receive(call);
-    std::vector<CaptureCall> calls(ranks_);
-    const std::vector<bool> needs_tp_gather = decide(call, received, calls);
-    const std::vector<TensorRef> tp_gathered = gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered);
-    schedule_kernels(call, received, tp_gathered, calls);
+    receive(call);
+    decide(call);
+    gather_tp_groups(plan_, s_.needs_tp_gather, s_.received, T_, K_, out_.gathered, s_.tp_gathered);
+    schedule_kernels(call);
   }
 
   void place_buffers() {
@@ -138,67 +178,72 @@ class StepPlanner {
   }
 
  private:
-  // Each rank's received tensor, built from the rows the ranks hold: on the gathered path the
-  // all-gatherv of every rank's segment, otherwise the call's tensor the rank received.
-  std::vector<TensorRef> receive(const Call& call) {
-    std::vector<TensorRef> received(ranks_);
+  // Each rank's received tensor (s_.received), built from the rows the ranks hold: on the
+  // gathered path the all-gatherv of every rank's segment, otherwise the call's tensor the rank
+  // received.
+  void receive(const Call& call) {
+    std::vector<TensorRef>& received = s_.received;
+    received.assign(ranks_, TensorRef{});
     if (step_.path == Path::gathered && call.metadata) {
-      std::vector<TensorRef> parts;
+      s_.parts.clear();
       for (const Segment& seg : call.segments) {
         RowTensor own;
         own.append_slice(call.tensors[0], {seg.offset, seg.offset + seg.rows});
-        parts.push_back(materialize(plan_, own, K_));
+        s_.parts.push_back(materialize(plan_, own, K_));
       }
-      const auto offsets = gather_offsets(call.segments, D_, T_, settings_.fault == Fault::tp_major_order);
-      const TensorRef gathered = all_gatherv(plan_, parts, offsets, K_, out_.gathered);
+      gather_offsets(call.segments, D_, T_, settings_.fault == Fault::tp_major_order, s_.offsets);
+      const TensorRef gathered = all_gatherv(plan_, s_.parts, s_.offsets, K_, out_.gathered);
       std::fill(received.begin(), received.end(), gathered);
-      return received;
+      return;
     }
-    // Ranks that receive the same rows of the same tensor share one device copy of them.
-    std::map<std::tuple<int, int64_t, int64_t>, TensorRef> held;
+    // A whole tensor is materialised once for every rank that receives it; a TP slice is its
+    // rank's own rows.
+    s_.held.assign(call.tensors.size(), std::nullopt);
     for (size_t r = 0; r < ranks_; ++r) {
       const RankView view = call.view(r);
-      const auto key = std::make_tuple(view.received, view.rows.lo, view.rows.hi);
-      auto it = held.find(key);
-      if (it == held.end()) it = held.emplace(key, materialize(plan_, call.input_of(view), K_)).first;
-      received[r] = it->second;
+      if (call.receipt == Receipt::tp_slice) {
+        received[r] = materialize(plan_, call.input_of(view), K_);
+        continue;
+      }
+      const auto index = static_cast<size_t>(view.received);
+      if (!s_.held[index]) s_.held[index] = materialize(plan_, call.tensors[index], K_);
+      received[r] = *s_.held[index];
     }
-    return received;
   }
 
-  // The decisions, taken on the host from shapes (the fault applied); which DP ranks' decisions
-  // read the TP group's all-gatherv.
-  std::vector<bool> decide(const Call& call, const std::vector<TensorRef>& received, std::vector<CaptureCall>& calls) {
-    std::vector<bool> needs_tp_gather(static_cast<size_t>(D_), false);
+  // The decisions (s_.calls, and each rank's in out_), taken on the host from shapes (the fault
+  // applied); which DP ranks' decisions read the TP group's all-gatherv (s_.needs_tp_gather).
+  void decide(const Call& call) {
+    s_.calls.resize(ranks_);
+    s_.needs_tp_gather.assign(static_cast<size_t>(D_), false);
     for (size_t r = 0; r < ranks_; ++r) {
       const RankView view = call.view(r);
-      calls[r] = capture_call_for(step_, call, view, shape_);
+      s_.calls[r] = capture_call_for(step_, call, view, shape_);
       CaptureDecision& decision = out_.ranks[r].calls.emplace_back();
-      settings_.policy->decide(calls[r], decision);
-      apply_decision_fault(settings_.fault, calls[r], received[r].rows, decision);
+      settings_.policy->decide(s_.calls[r], decision);
+      apply_decision_fault(settings_.fault, s_.calls[r], s_.received[r].rows, decision);
       for (const Copy& copy : decision.copies)
-        if (copy.from_tp_gather) needs_tp_gather[static_cast<size_t>(view.dp)] = true;
+        if (copy.from_tp_gather) s_.needs_tp_gather[static_cast<size_t>(view.dp)] = true;
     }
-    return needs_tp_gather;
   }
 
   // The monolithic kernel's replay job and the capture jobs of every rank for this call.
-  void schedule_kernels(const Call& call, const std::vector<TensorRef>& received, const std::vector<TensorRef>& tp_gathered,
-                        const std::vector<CaptureCall>& calls) {
+  void schedule_kernels(const Call& call) {
     size_t most_copies = 0;
     for (size_t r = 0; r < ranks_; ++r) {
+      const TensorRef& received = s_.received[r];
       if (c_.monolithic) {
-        R3_CHECK(received[r].rows == call.kernel_rows, "the monolithic kernel processes the received tensor");
-        replays_[r].push_back(
-            {ReplayJob{received[r].row0, received[r].rows, 0, K_, c_.model.experts, wide_replay_}, call.index});
-        replay_rows_written_[r] = std::max(replay_rows_written_[r], received[r].rows);
+        R3_CHECK(received.rows == call.kernel_rows, "the monolithic kernel processes the received tensor");
+        s_.replays[r].push_back({ReplayJob{received.row0, received.rows, 0, K_, c_.model.experts, wide_replay_},
+                                 static_cast<size_t>(call.index)});
+        s_.replay_rows_written[r] = std::max(s_.replay_rows_written[r], received.rows);
       }
       const CaptureDecision& decision = out_.ranks[r].calls.back();
       most_copies = std::max(most_copies, decision.copies.size());
       for (size_t i = 0; i < decision.copies.size(); ++i) {
         const Copy& copy = decision.copies[i];
-        const TensorRef& src = copy.from_tp_gather ? tp_gathered[r / static_cast<size_t>(T_)] : received[r];
-        copies_[r].push_back({capture_job(copy, src, decision, calls[r]), wave_base_ + i});
+        const TensorRef& src = copy.from_tp_gather ? s_.tp_gathered[r / static_cast<size_t>(T_)] : received;
+        s_.copies[r].push_back({capture_job(copy, src, decision, s_.calls[r]), wave_base_ + i});
       }
     }
     wave_base_ += most_copies;
@@ -236,28 +281,26 @@ class StepPlanner {
     rank.dp = step_.calls.empty() ? static_cast<int>(r) / T_ : static_cast<int>(r) / T_;
     rank.tp = step_.calls.empty() ? static_cast<int>(r) % T_ : static_cast<int>(r) % T_;
     int64_t reach = alloc.capture_rows;  // rows up to the furthest element written
-    for (const RankCopy& rc : copies_[r]) {
+    for (const RankCopy& rc : s_.copies[r]) {
       if (rc.job.rows <= 0) continue;
       const int64_t end = (rc.job.dst_row + rc.job.rows - 1) * width + int64_t{rc.job.layer} * K_ + K_;
       reach = std::max(reach, ceil_div(end, width));
     }
     rank.capture = place(plan_, false, alloc.capture_rows, std::max(kMinGuardRows, reach - alloc.capture_rows), width,
                          K_, Fill::untouched);
-    for (RankCopy& rc : copies_[r]) {
+    for (RankCopy& rc : s_.copies[r]) {
       rc.job.dst = rank.capture.row0();
       rc.job.dst_lo = rank.capture.offset;
       rc.job.dst_hi = rank.capture.offset + rank.capture.elements();
-      if (plan_.capture_waves.size() <= rc.wave) plan_.capture_waves.resize(rc.wave + 1);
-      plan_.capture_waves[rc.wave].push_back(rc.job);
+      plan_.capture_wave(rc.wave).push_back(rc.job);
     }
     if (!c_.monolithic) return;
     const int64_t rows = alloc.replay_rows.value_or(0);
-    rank.replay = place(plan_, !wide_replay_, rows, std::max(kMinGuardRows, replay_rows_written_[r] - rows), K_, K_,
+    rank.replay = place(plan_, !wide_replay_, rows, std::max(kMinGuardRows, s_.replay_rows_written[r] - rows), K_, K_,
                         Fill::replay_unwritten);
-    for (auto& [job, wave] : replays_[r]) {
-      job.dst = rank.replay->row0();
-      if (plan_.replay_waves.size() <= wave) plan_.replay_waves.resize(wave + 1);
-      plan_.replay_waves[wave].push_back(job);
+    for (RankReplay& rr : s_.replays[r]) {
+      rr.job.dst = rank.replay->row0();
+      plan_.replay_wave(rr.wave).push_back(rr.job);
     }
   }
 
@@ -266,14 +309,12 @@ class StepPlanner {
   const PlanSettings& settings_;
   DevicePlan& plan_;
   PlannedCase& out_;
+  StepScratch& s_;
   OffsetScans scans_;
   const int D_, T_, K_, L_;
   const size_t ranks_;
   const bool wide_replay_;
   BufferShape shape_;
-  std::vector<std::vector<RankCopy>> copies_;
-  std::vector<std::vector<std::pair<ReplayJob, size_t>>> replays_;  // with each job's wave (its call)
-  std::vector<int64_t> replay_rows_written_;
   size_t wave_base_ = 0;
 };
 
@@ -287,7 +328,7 @@ Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSetting
     plan_sglang_step(c, step, settings, plan, out);
     return out;
   }
-  StepPlanner planner(c, step, settings, plan, out);
+  StepPlanner planner(c, step, settings, plan, out, step_scratch());
   for (const Call& call : step.calls) planner.plan_call(call);
   planner.place_buffers();
   return out;

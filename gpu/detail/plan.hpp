@@ -44,6 +44,7 @@ void apply_decision_fault(Fault fault, const CaptureCall& call, int64_t received
 Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan);
 
 // Error when an all-gatherv output's guard rows were damaged (a pipeline bug, not a verdict).
-Result<ConcreteOutcome> collect_outcome(const PlannedCase& planned, const DeviceResult& result);
+// The outcome takes the planned decisions over.
+Result<ConcreteOutcome> collect_outcome(PlannedCase&& planned, const DeviceResult& result);
 
 }  // namespace r3::gpu::detail

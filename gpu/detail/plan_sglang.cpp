@@ -31,8 +31,8 @@ class SglangPlanner {
     const std::vector<bool> needs_tp_gather = decide(call);
     // The capturer's attn-TP all-gather (state_capturer/routed_experts.py, capture:
     // attn_tp_all_gather_into_tensor into gather_buffer): each DP rank's T slices in TP order.
-    const std::vector<TensorRef> tp_gathered = gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered);
-    schedule_capture(call, received, tp_gathered);
+    gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered, tp_gathered_);
+    schedule_capture(call, received, tp_gathered_);
   }
 
   // After the last call: the window runs once per forward (model_runner.py, forward ->
@@ -216,8 +216,7 @@ class SglangPlanner {
   }
 
   void push(size_t wave, const CaptureJob& job) {
-    if (plan_.capture_waves.size() <= wave) plan_.capture_waves.resize(wave + 1);
-    plan_.capture_waves[wave].push_back(job);
+    plan_.capture_wave(wave).push_back(job);
   }
 
   struct Write {
@@ -234,6 +233,7 @@ class SglangPlanner {
   BufferShape shape_;
   std::vector<std::vector<Write>> writes_;
   std::vector<std::map<int64_t, int64_t>> published_;  // per rank: published row -> device row
+  std::vector<TensorRef> tp_gathered_;  // per DP rank, this call's
   size_t wave_base_ = 0;
   size_t window_wave_ = 0;
 };

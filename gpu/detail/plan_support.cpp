@@ -1,5 +1,6 @@
 #include "gpu/detail/plan_support.hpp"
 
+#include "reference/error.hpp"
 #include "reference/guard_rows.hpp"
 #include "reference/provenance.hpp"
 
@@ -26,33 +27,42 @@ TensorRef materialize(DevicePlan& plan, const RowTensor& rows, int top_k) {
   return t;
 }
 
-TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, const std::vector<int64_t>& offsets,
-                      int top_k, std::vector<BufferJob>& checked) {
+namespace {
+
+// The all-gatherv's output and its op: part r lands offsets[r] rows into the output, or, with
+// no offsets, right after part r - 1 (a TP group's parts in TP order).
+TensorRef gather_into_new(DevicePlan& plan, std::span<const TensorRef> parts, const int64_t* offsets, int top_k,
+                          std::vector<BufferJob>& checked) {
   int64_t rows = 0;
   for (const TensorRef& p : parts) rows += p.rows;
   const BufferJob out = place(plan, false, rows, kMinGuardRows, top_k, top_k, Fill::tensor);
   checked.push_back(out);
-  GatherOp op;
+  GatherOp& op = plan.add_gather();
+  int64_t next = 0;
   for (size_t r = 0; r < parts.size(); ++r) {
-    op.pieces.push_back({parts[r].row0, out.row0() + offsets[r] * top_k, parts[r].rows * top_k, static_cast<int32_t>(r)});
+    const int64_t at = offsets ? offsets[r] : next;
+    op.pieces.push_back({parts[r].row0, out.row0() + at * top_k, parts[r].rows * top_k, static_cast<int32_t>(r)});
+    next += parts[r].rows;
   }
-  plan.gathers.push_back(std::move(op));
   return tensor_ref(out);
 }
 
-std::vector<TensorRef> gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs,
-                                        const std::vector<TensorRef>& received, int tp, int top_k,
-                                        std::vector<BufferJob>& checked) {
-  std::vector<TensorRef> out(needs.size());
+}  // namespace
+
+TensorRef all_gatherv(DevicePlan& plan, std::span<const TensorRef> parts, std::span<const int64_t> offsets,
+                      int top_k, std::vector<BufferJob>& checked) {
+  R3_CHECK(offsets.size() == parts.size(), "an offset for every part");
+  return gather_into_new(plan, parts, offsets.data(), top_k, checked);
+}
+
+void gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs, std::span<const TensorRef> received, int tp,
+                      int top_k, std::vector<BufferJob>& checked, std::vector<TensorRef>& out) {
+  out.assign(needs.size(), TensorRef{});
   for (size_t d = 0; d < needs.size(); ++d) {
     if (!needs[d]) continue;
-    const auto first = received.begin() + static_cast<std::ptrdiff_t>(d * static_cast<size_t>(tp));
-    std::vector<TensorRef> parts(first, first + tp);
-    std::vector<int64_t> offsets(static_cast<size_t>(tp), 0);
-    for (size_t t = 1; t < parts.size(); ++t) offsets[t] = offsets[t - 1] + parts[t - 1].rows;
-    out[d] = all_gatherv(plan, parts, offsets, top_k, checked);
+    const auto parts = received.subspan(d * static_cast<size_t>(tp), static_cast<size_t>(tp));
+    out[d] = gather_into_new(plan, parts, nullptr, top_k, checked);
   }
-  return out;
 }
 
 }  // namespace r3::gpu::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "gpu/detail/device_plan.hpp"
@@ -27,13 +28,13 @@ TensorRef materialize(DevicePlan& plan, const RowTensor& rows, int top_k);
 
 // All-gatherv of `parts` (group-rank order) into a new tensor; part r lands at offsets[r]. The
 // output joins `checked`, whose guards the pipeline checks itself.
-TensorRef all_gatherv(DevicePlan& plan, const std::vector<TensorRef>& parts, const std::vector<int64_t>& offsets,
+TensorRef all_gatherv(DevicePlan& plan, std::span<const TensorRef> parts, std::span<const int64_t> offsets,
                       int top_k, std::vector<BufferJob>& checked);
 
 // Per DP rank d with needs[d]: the TP all-gatherv of what its T ranks received (received is DP-major,
-// d*T + t), in TP order: vLLM's SP-shard gather and SGLang's attn-TP gather alike. Empty refs elsewhere.
-std::vector<TensorRef> gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs,
-                                        const std::vector<TensorRef>& received, int tp, int top_k,
-                                        std::vector<BufferJob>& checked);
+// d*T + t), in TP order: vLLM's SP-shard gather and SGLang's attn-TP gather alike. Written to
+// `out`, one per DP rank (empty refs elsewhere).
+void gather_tp_groups(DevicePlan& plan, const std::vector<bool>& needs, std::span<const TensorRef> received, int tp,
+                      int top_k, std::vector<BufferJob>& checked, std::vector<TensorRef>& out);
 
 }  // namespace r3::gpu::detail

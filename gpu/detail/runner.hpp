@@ -15,6 +15,9 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual Result<DeviceResult> execute(const DevicePlan& plan) = 0;
+  // Hands back a result the caller has done with, so the next execute() may reuse its storage
+  // (the host runner's arenas are that storage: a case then allocates no arena of its own).
+  virtual void recycle(DeviceResult&& /*done*/) {}
 };
 
 std::unique_ptr<Runner> make_host_runner();

@@ -3,13 +3,19 @@
 //    wrong exactly where judge_symbolic says vllm-50874 is (corner case 2, micro-batches, chunks);
 //  - its images equal the harness's host executor running the same policy;
 //  - device-offsets selection agrees with host-decision, with and without every fault;
-//  - a batch gives what the cases give one by one.
+//  - a batch gives what the cases give one by one;
+//  - a case's outcome does not depend on what ran before it on the thread (the pipeline reuses
+//    its plan, scratch and arenas per thread), nor on another thread running the same
+//    implementation at once.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <array>
+#include <optional>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "fuzz/oracle/host_executor.hpp"
 #include "fuzz/oracle/judge.hpp"
@@ -167,6 +173,81 @@ RC_GTEST_PROP(GpuProperty, ABatchEqualsItsCasesRunOneByOne, ()) {
       if (one->ranks[r].replay) RC_ASSERT(one->ranks[r].replay->data == batch[i]->ranks[r].replay->data);
     }
   }
+}
+
+// Every field of two outcomes, images whole (guards included).
+bool same_outcome(const ConcreteOutcome& a, const ConcreteOutcome& b) {
+  auto same_image = [](const GuardedImage& x, const GuardedImage& y) {
+    return x.rows == y.rows && x.guard_rows == y.guard_rows && x.row_width == y.row_width && x.bits == y.bits &&
+           x.data == y.data;
+  };
+  if (a.allocation.capture_rows != b.allocation.capture_rows || a.allocation.replay_rows != b.allocation.replay_rows ||
+      a.allocation.replay_bits != b.allocation.replay_bits || a.ranks.size() != b.ranks.size())
+    return false;
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    const ConcreteRank& x = a.ranks[r];
+    const ConcreteRank& y = b.ranks[r];
+    if (x.dp != y.dp || x.tp != y.tp || x.calls.size() != y.calls.size() || !same_image(x.capture, y.capture) ||
+        x.replay.has_value() != y.replay.has_value() || (x.replay && !same_image(*x.replay, *y.replay)))
+      return false;
+    for (size_t i = 0; i < x.calls.size(); ++i) {
+      if (x.calls[i].branch != y.calls[i].branch || x.calls[i].rejected != y.calls[i].rejected ||
+          x.calls[i].error != y.calls[i].error || x.calls[i].copies != y.calls[i].copies)
+        return false;
+    }
+  }
+  return true;
+}
+
+// `c` run by a fresh implementation on a fresh thread: nothing ran before it there.
+ConcreteOutcome on_fresh_thread(const Case& c, const Step& step, Fault fault) {
+  std::optional<Result<ConcreteOutcome>> out;
+  std::thread([&] { out = testing::gpu(fault)->run_concrete(c, step); }).join();
+  RC_ASSERT(out->ok());
+  return std::move(**out);
+}
+
+RC_GTEST_PROP(GpuProperty, ACaseGivesTheSameOutcomeWhateverRanBeforeItOnTheThread, ()) {
+  std::vector<Fault> faults = faults_for(Engine::vllm);
+  faults.push_back(Fault::none);
+  const Fault fault = *rc::gen::elementOf(faults);
+  const auto impl = testing::gpu(fault);
+  const int before = *rc::gen::inRange(1, 4);
+  for (int i = 0; i < before; ++i) {
+    const Case earlier = valid_case();
+    RC_ASSERT(impl->run_concrete(earlier, testing::step_of(earlier)).ok());
+  }
+  const Case c = valid_case();
+  const Step step = testing::step_of(c);
+  auto reused = impl->run_concrete(c, step);
+  RC_ASSERT(reused.ok());
+  RC_ASSERT(same_outcome(*reused, on_fresh_thread(c, step, fault)));
+}
+
+RC_GTEST_PROP(GpuProperty, TwoThreadsRunningOneImplementationGetWhatEachWouldAlone, ()) {
+  std::vector<Case> cases;
+  for (int i = 0; i < 4; ++i) cases.push_back(valid_case());
+  std::vector<Step> steps;
+  for (const Case& c : cases) steps.push_back(testing::step_of(c));
+  const auto impl = testing::gpu();
+  std::vector<ConcreteOutcome> alone;
+  for (size_t i = 0; i < cases.size(); ++i) alone.push_back(std::move(impl->run_concrete(cases[i], steps[i])).value());
+  // Each thread runs every case many times, in its own order, so their runs overlap.
+  std::array<bool, 2> agreed{true, true};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round)
+        for (size_t k = 0; k < cases.size(); ++k) {
+          const size_t i = t == 0 ? k : cases.size() - 1 - k;
+          auto out = impl->run_concrete(cases[i], steps[i]);
+          if (!out.ok() || !same_outcome(*out, alone[i])) agreed[t] = false;
+        }
+    });
+  }
+  for (auto& th : threads) th.join();
+  RC_ASSERT(agreed[0]);
+  RC_ASSERT(agreed[1]);
 }
 
 }  // namespace

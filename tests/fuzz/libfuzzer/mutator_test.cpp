@@ -217,5 +217,48 @@ TEST(CrossOver, TakesEveryPartFromOneParent) {
   EXPECT_TRUE(case_from_binary(std::span<const uint8_t>(out.data(), n)));
 }
 
+// A stand-in for libFuzzer's loop on a fixed seed: a corpus grown from two cases by its own
+// outputs (one in twenty joins it), each step mutating a corpus case or crossing two (the same
+// one, at times, as libFuzzer picks them). Returns the fraction of outputs that are no earlier
+// input or output.
+double distinct_fraction(uint64_t seed, int steps, const CaseDomain& domain) {
+  Rng rng(seed);
+  std::vector<Case> corpus = {starting_case(), sp_case()};
+  std::set<std::vector<uint8_t>> seen;
+  for (const Case& c : corpus) seen.insert(case_to_binary(c));
+  int distinct = 0;
+  for (int i = 0; i < steps; ++i) {
+    const Case a = corpus[rng.below(corpus.size())];
+    const Case b = corpus[rng.below(corpus.size())];
+    const Case out = rng.chance(50) ? mutate(a, rng, domain) : cross_over(a, b, rng, domain);
+    if (seen.insert(case_to_binary(out)).second) ++distinct;
+    if (rng.chance(5)) corpus.push_back(out);
+  }
+  return double(distinct) / steps;
+}
+
+// Before crossovers avoided their parents and mutations tried their parts in a random order,
+// 46% of these outputs were new (mean of seeds 1 to 4, 41% to 54% each); now 56% (53% to 59%).
+// The rest revisit a small neighbourhood: a part with few values, a pair crossed again.
+TEST(Mutate, MoreThanHalfTheOutputsOfAFuzzingLoopAreNew) {
+  const CaseDomain domain = fuzz_domain(kLimits, Profile::vllm);
+  double sum = 0;
+  for (uint64_t seed : {1, 2, 3, 4}) sum += distinct_fraction(seed, 2000, domain);
+  EXPECT_GT(sum / 4, 0.53);
+}
+
+TEST(CrossOver, NeverReturnsAParent) {
+  const CaseDomain domain = fuzz_domain(kLimits, Profile::vllm);
+  Rng rng(17);
+  Case b = sp_case();
+  b.tokens = {2, 2};  // the parents differ in one part: no crossover differs from both
+  for (const Case& other : {sp_case(), b, starting_case()})
+    for (int i = 0; i < 100; ++i) {
+      const Case child = cross_over(sp_case(), other, rng, domain);
+      EXPECT_NE(child, sp_case()) << i;
+      EXPECT_NE(child, other) << i;
+    }
+}
+
 }  // namespace
 }  // namespace r3
