@@ -1,13 +1,15 @@
 // Judging a stream of cases on several threads and merging them in case order, with no round
 // and no barrier: every worker takes the next small block of cases when it finishes one (work
-// stealing from a shared counter, so a worker that drew quick cases simply takes more), and the
-// worker that finishes a block merges every block that is then complete in order. Nobody waits
-// for the slowest block of a round; a worker waits only when it has run a window of blocks ahead
-// of the merge (a long shrink, or one very slow case elsewhere).
+// stealing from a shared counter, so a worker that drew quick cases simply takes more), and a
+// worker that finishes a block merges the complete blocks that come next in case order while they
+// are its own; another worker's block waits for that worker's next block, or for a worker that
+// has nothing else to do. Nobody waits for the slowest block of a round; a worker waits only when
+// it has run a window of blocks ahead of the merge (a long shrink, or one very slow case elsewhere).
 //
-// Each worker judges into blocks of its own, reused once merged, so what a judgement allocates
-// (the outcomes' strings and vectors) is freed and reused by the thread that allocated it: the
-// workers share no heap traffic, only two atomics and a lock-free ring per block.
+// Each worker judges into blocks of its own, reused once merged, so what an outcome allocates is
+// allocated, reused and freed by one thread, and in the common case read by the merge on the core
+// that wrote it: the workers share only the merge's own state, a few atomics and a ring of block
+// pointers, touched once a block.
 #pragma once
 
 #include <chrono>
