@@ -85,9 +85,10 @@ Result<bool> CampaignMerge::merge(const CaseOutcome& o) {
       continue;
     }
     tally_.count_judgement(k, *io.mode, io.branch, io.verdict, io.severity);
+    if (!io.failed) continue;
     if (io.known_failure) {
       ++report_.failures[*io.known_failure].occurrences;
-    } else if (io.failed) {
+    } else {
       R3_TRY_STATUS(record_failure(*impls_[k], io, o));
     }
   }

@@ -31,9 +31,9 @@ struct FailedJudgement {
   Signature signature;  // taken while the case was at hand
 };
 
-// Small, and reused in place from case to case by the worker that judges into it: the merge (often
-// on another core) reads every outcome's verdict but only a failure's words, so those live out of
-// line, and their storage (strings included) stays allocated for the next failure.
+// Small, and reused in place from case to case by the worker that judges into it: the merge reads
+// every outcome's verdict but only a new failure's words, so those live out of line, and their
+// storage (strings included) stays allocated for the next one.
 struct ImplOutcome {
   std::optional<JudgeMode> mode;     // nullopt: this implementation cannot judge the case (skipped)
   Verdict verdict = Verdict::pass;
