@@ -28,8 +28,9 @@ struct CampaignOptions {
   GeneratorOptions generator;
   std::string out_dir = "r3fuzz-out";  // where failing cases go; empty: nowhere
   bool strict = false;                 // latent findings fail the campaign too
-  // Worker threads judging cases. Results are merged in case order, so --cases K gives the same
-  // report for every count; with max_seconds each worker judges its share of the time.
+  // Worker threads judging cases (the calling thread is one). Results are merged in case order,
+  // so --cases K gives the same report, findings and files for every count; with max_seconds
+  // each worker judges its share of the time.
   int jobs = 1;
 };
 
@@ -57,6 +58,8 @@ struct CampaignProgress {
   double elapsed_seconds = 0;
 };
 
+// The hooks are called one at a time, by whichever worker thread merges at that moment (the
+// calling thread's only when jobs is 1).
 struct CampaignHooks {
   ShrinkHook shrink;                                         // empty: report cases as found
   CanonicalHook canonical;                                   // groups failures into findings (grouping.hpp)
@@ -64,8 +67,9 @@ struct CampaignHooks {
   // Set (by SIGINT, SIGTERM, SIGHUP): stop after the current case; a judgement the signal cut
   // short (an external adapter's wait ends at once) is dropped, not reported.
   const std::atomic<bool>* stop = nullptr;
-  // Implementations for one more worker (jobs > 1): each worker judges with its own, so an
-  // external adapter runs one process per worker. Worker 0 uses the ones run_campaign is given.
+  // Implementations for one worker (jobs > 1): each worker judges with its own, so an external
+  // adapter runs one process per worker, and the ones run_campaign is given shrink (the merge's).
+  // With one worker, that worker judges and shrinks with those, in turn.
   std::function<Result<std::vector<std::unique_ptr<Implementation>>>()> make_impls;
 };
 

@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/shrink/campaign_hook.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -206,6 +210,57 @@ TEST(Campaign, ShrunkCasesAreKeptOnlyWhenTheyShowTheSameSignature) {
     const Result<Step> step = derive_step(f.c);
     ASSERT_TRUE(step.ok());
     EXPECT_EQ(signature_of(judge_case(*one[0], f.c, *step, f.judged_as), f.c), f.signature);
+  }
+}
+
+// Every file under `dir`, by name, byte for byte.
+std::map<std::string, std::string> files_under(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ostringstream bytes;
+    bytes << std::ifstream(entry.path(), std::ios::binary).rdbuf();
+    files[entry.path().filename().string()] = bytes.str();
+  }
+  return files;
+}
+
+// Cases are judged on every worker in any order but merged in case order, and shrinking,
+// grouping and writing happen in the merge (on whichever worker merges): the report, as text and
+// as JSON, and every failure's and finding's file are byte for byte those of one worker.
+TEST(Campaign, EveryJobCountGivesTheSameReportAndFiles) {
+  const std::vector<std::string> names = {"vllm-50874", "vllm-pre-50874", "gpu"};
+  auto make = [&]() -> Result<std::vector<std::unique_ptr<Implementation>>> { return impls(names); };
+  ShrinkOptions shrink;
+  shrink.max_seconds = 1e9;       // bounded by judgements only: a time bound would make shrinking depend on load
+  shrink.max_judgements = 300;
+  shrink.profile = Profile::vllm;
+  std::string json, text;
+  std::map<std::string, std::string> files;
+  for (int jobs : {1, 2, 3}) {
+    const test::ScratchDir scratch("r3fuzz-campaign-test");
+    CampaignOptions o = cases(2500);
+    o.seed = 11;
+    o.jobs = jobs;
+    o.out_dir = (scratch.path() / "out").string();
+    CampaignHooks hooks;
+    hooks.make_impls = make;
+    hooks.shrink = campaign_shrink_hook(o.mode, shrink);
+    hooks.canonical = campaign_canonical_hook(o.mode, shrink);
+    const CampaignReport r = run_campaign(o, impls(names), hooks).value();
+    ASSERT_GE(r.findings.size(), 3u);
+    // The files are named in the reports, which name the scratch directory: compare without it.
+    std::string j = report_json(r, false).dump(2), t = report_text(r, false);
+    for (std::string* s : {&j, &t})
+      for (size_t at; (at = s->find(o.out_dir)) != std::string::npos;) s->replace(at, o.out_dir.size(), "OUT");
+    const auto written = files_under(o.out_dir);
+    ASSERT_EQ(written.size(), r.failures.size() + r.findings.size());
+    if (jobs == 1) {
+      json = j, text = t, files = written;
+      continue;
+    }
+    EXPECT_EQ(j, json) << jobs << " jobs";
+    EXPECT_EQ(t, text) << jobs << " jobs";
+    EXPECT_TRUE(written == files) << jobs << " jobs: the files differ";
   }
 }
 

@@ -1,0 +1,47 @@
+// Judging a stream of cases on several threads and merging them in case order, with no round
+// and no barrier: every worker takes the next small block of cases when it finishes one (work
+// stealing from a shared counter, so a worker that drew quick cases simply takes more), and a
+// worker that finishes a block merges the complete blocks that come next in case order while they
+// are its own; another worker's block waits for that worker's next block, or for a worker that
+// has nothing else to do. Nobody waits for the slowest block of a round; a worker waits only when
+// it has run a window of blocks ahead of the merge (a long shrink, or one very slow case elsewhere).
+//
+// Each worker judges into blocks of its own, reused once merged, so what an outcome allocates is
+// allocated, reused and freed by one thread, and in the common case read by the merge on the core
+// that wrote it: the workers share only the merge's own state, a few atomics and a ring of block
+// pointers, touched once a block.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "fuzz/campaign/case_outcome.hpp"
+#include "reference/error.hpp"
+
+namespace r3 {
+
+struct PipelineOptions {
+  size_t workers = 1;                   // the calling thread is worker 0; the others are threads of their own
+  std::optional<uint64_t> cases;        // judge cases 0 .. cases-1; nullopt: until a stop
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  const std::atomic<bool>* stop = nullptr;  // read before each case (may be null)
+};
+
+struct PipelineCallbacks {
+  // Judges case `index` on worker `worker` into `out` (its storage reused from an earlier case of
+  // the same worker). Called on that worker's thread only, concurrently with the other workers.
+  std::function<void(size_t worker, uint64_t index, CaseOutcome& out)> judge;
+  // Merges one case, in case order, one call at a time (on whichever worker merges); false or an
+  // error ends the run there: nothing after it is merged.
+  std::function<Result<bool>(const CaseOutcome&)> merge;
+  // After a run of merged blocks, by the same thread as merge (progress reports).
+  std::function<void()> merged;
+};
+
+// Runs the stream until `cases`, the deadline, a stop, or a merge that ends it. The merged cases
+// are always a prefix 0 .. k-1 of the stream. Returns a merge's error.
+Status run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks);
+
+}  // namespace r3
