@@ -181,10 +181,11 @@ write_markdown() {
     echo
     echo "What bounds --jobs: the ceiling rows run separate --jobs 1 processes at once, which share nothing but"
     echo "the machine; their sum over one process alone is what N cores give this work here, and a speed-up"
-    echo "cannot pass it. Inside one process the workers judge contiguous blocks of a round while the main"
-    echo "thread merges the previous round (shrinking and file writes included), so merging takes no worker"
-    echo "time; what remains between the speed-up and the ceiling is the barrier at each round's end (a worker"
-    echo "that finishes its block first idles until the others finish) and the heap the workers' threads share."
+    echo "cannot pass it. Inside one process the workers take small blocks of cases from a shared counter"
+    echo "(work stealing, fuzz/campaign/case_pipeline.hpp) with no barrier between rounds, and whichever worker"
+    echo "owns the next block in case order merges it (shrinking and file writes included), so the report is"
+    echo "the same for every N. What remains between the speed-up and the ceiling is the heap the workers'"
+    echo "threads share and the merge itself, which runs on one worker at a time."
   } >"$OUT_MD"
   echo "campaign-bench: wrote $OUT_MD"
 }
