@@ -100,6 +100,15 @@ struct Scratch {
   SpareStorage spare;
 };
 
+// A fresh entry takes per-call vectors a smaller case left over, when there are some.
+void take_spare(RankJudgement& rank, SpareStorage& spare) {
+  if (spare.branches.empty()) return;
+  rank.branches = std::move(spare.branches.back());
+  rank.tp_gathers = std::move(spare.tp_gathers.back());
+  spare.branches.pop_back();
+  spare.tp_gathers.pop_back();
+}
+
 void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, SpareStorage& spare) {
   for (size_t r = count; r < ranks.size(); ++r) {
     spare.branches.push_back(std::move(ranks[r].branches));
@@ -107,12 +116,7 @@ void resize_keeping_storage(std::vector<RankJudgement>& ranks, size_t count, Spa
   }
   const size_t before = ranks.size();
   ranks.resize(count);
-  for (size_t r = before; r < count && !spare.branches.empty(); ++r) {
-    ranks[r].branches = std::move(spare.branches.back());
-    ranks[r].tp_gathers = std::move(spare.tp_gathers.back());
-    spare.branches.pop_back();
-    spare.tp_gathers.pop_back();
-  }
+  for (size_t r = before; r < count; ++r) take_spare(ranks[r], spare);
 }
 
 // Rejection messages are not compared: they are not built while judging (Wording builds them).
@@ -332,15 +336,7 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   // the case before (rank counts swing from 1 to 512 between cases).
   size_t class_count = 0;
   auto start_class = [&]() -> RankJudgement& {
-    if (class_count == j.classes.size()) {
-      RankJudgement& fresh = j.classes.emplace_back();
-      if (!s.spare.branches.empty()) {
-        fresh.branches = std::move(s.spare.branches.back());
-        fresh.tp_gathers = std::move(s.spare.tp_gathers.back());
-        s.spare.branches.pop_back();
-        s.spare.tp_gathers.pop_back();
-      }
-    }
+    if (class_count == j.classes.size()) take_spare(j.classes.emplace_back(), s.spare);
     return j.classes[class_count++];
   };
   const size_t tp = static_cast<size_t>(step.tp);
