@@ -24,44 +24,72 @@ void append_padded(RowTensor& out, int d, int64_t lo, int64_t u, int64_t from, i
   if (pad_begin < to) out.append({to - pad_begin, RowKind::sp_padding, d, lo + pad_begin});
 }
 
-// A capture call where DP rank d carries tokens [lo_d, lo_d + u_d) (a whole step or a micro-batch).
-// A micro-batch runs with its own DP metadata built from its own counts
-// (vllm/v1/worker/ubatch_utils.py, maybe_create_ubatch_slices; vllm/forward_context.py, DPMetadata).
-Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& batch, int64_t row_offset) {
-  const int D = s.dp, T = s.tp;
-  Call call;
+// The storage of a call a step held before, cleared for a new build: a campaign derives a
+// step per case, and rebuilding every call's vectors from nothing cost a dozen allocations.
+Call& recycle(Call& call, int index) {
   call.index = index;
-  call.tokens = batch;
-  call.row_offset = row_offset;
-  std::vector<int64_t> u(batch.size());
-  for (size_t d = 0; d < batch.size(); ++d) u[d] = batch[d].size();
+  call.tokens.clear();
+  call.row_offset = 0;
+  call.chunk_size = 0;
+  call.segments.clear();
+  call.gathered_rows = 0;
+  call.kernel_rows = 0;
+  call.dp_size = 1;
+  call.tp_size = 1;
+  call.receipt = Receipt::per_dp;
+  call.tp_gather = false;
+  return call;  // metadata and tensors: set by the builder, which reuses their storage
+}
+
+// The call's DP metadata, reusing the vectors of the metadata it held before.
+DpMetadata& metadata_of(Call& call) {
+  if (!call.metadata) call.metadata.emplace();
+  if (!call.metadata->local_sizes) call.metadata->local_sizes.emplace();
+  return *call.metadata;
+}
+
+// Tensors 0 .. count-1 of the call, each empty, their storage kept.
+void clear_tensors(Call& call, size_t count) {
+  call.tensors.resize(count);
+  for (RowTensor& t : call.tensors) t.clear();
+}
+
+// A capture call where DP rank d carries tokens call.tokens[d] = [lo_d, lo_d + u_d) (a whole step
+// or a micro-batch). A micro-batch runs with its own DP metadata built from its own counts
+// (vllm/v1/worker/ubatch_utils.py, maybe_create_ubatch_slices; vllm/forward_context.py, DPMetadata).
+void build_batch_call(const Step& s, Call& call) {
+  const int D = s.dp, T = s.tp;
+  const std::vector<RowRange>& batch = call.tokens;
+  auto u = [&](int d) { return batch[static_cast<size_t>(d)].size(); };
   if (D > 1) {
-    call.metadata.emplace();
-    call.metadata->num_tokens_across_dp = u;
-    call.metadata->local_sizes = derive_local_sizes(u, T, s.sp);
-    call.segments = derive_segments(u, T, s.sp);
-    call.gathered_rows = std::accumulate(call.metadata->local_sizes->begin(), call.metadata->local_sizes->end(),
-                                         int64_t{0});
+    DpMetadata& meta = metadata_of(call);
+    meta.num_tokens_across_dp.resize(batch.size());
+    for (size_t d = 0; d < batch.size(); ++d) meta.num_tokens_across_dp[d] = batch[d].size();
+    derive_local_sizes_into(meta.num_tokens_across_dp, T, s.sp, *meta.local_sizes);
+    derive_segments_into(meta.num_tokens_across_dp, T, s.sp, call.segments);
+    call.gathered_rows = std::accumulate(meta.local_sizes->begin(), meta.local_sizes->end(), int64_t{0});
+  } else {
+    call.metadata.reset();
   }
-  auto shard = [&](int d) { return s.sp ? ceil_div(u[d], T) : u[d]; };
+  auto shard = [&](int d) { return s.sp ? ceil_div(u(d), T) : u(d); };
   call.dp_size = D;
   call.tp_size = T;
   switch (s.path) {
     case Path::single:
     case Path::local: {
-      call.tensors.resize(D);
-      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u[d], 0, u[d]);
+      clear_tensors(call, static_cast<size_t>(D));
+      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u(d), 0, u(d));
       call.receipt = Receipt::per_dp;
       break;
     }
     case Path::gathered: {
       // Segments are DP-major, so a DP rank's T shards lie side by side: its rows are its whole
       // padded batch, appended once a DP rank rather than once a shard.
-      call.tensors.resize(1);
+      clear_tensors(call, 1);
       call.tensors[0].reserve(2 * static_cast<size_t>(D));  // tokens and SP padding per DP rank, at most
       for (int d = 0; d < D && D > 1; ++d) {  // one DP rank gathers nothing (no segments)
-        const int64_t rows = s.sp ? T * shard(d) : u[d];
-        append_padded(call.tensors[0], d, batch[d].lo, u[d], 0, rows);
+        const int64_t rows = s.sp ? T * shard(d) : u(d);
+        append_padded(call.tensors[0], d, batch[d].lo, u(d), 0, rows);
       }
       call.receipt = Receipt::shared;
       break;
@@ -69,41 +97,37 @@ Call build_batch_call(const Step& s, int index, const std::vector<RowRange>& bat
     case Path::sp_shard: {
       // Tensor d is the DP rank's padded batch, T shards of s_d rows: shard t is TP rank t's,
       // and the whole is what the TP all-gather of the shards returns.
-      call.tensors.resize(D);
-      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u[d], 0, T * shard(d));
+      clear_tensors(call, static_cast<size_t>(D));
+      for (int d = 0; d < D; ++d) append_padded(call.tensors[d], d, batch[d].lo, u(d), 0, T * shard(d));
       call.receipt = Receipt::tp_slice;
       call.tp_gather = true;
       break;
     }
   }
-  call.kernel_rows = s.path == Path::single ? u[0] : s.path == Path::gathered ? call.gathered_rows : 0;
-  return call;
+  call.kernel_rows = s.path == Path::single ? u(0) : s.path == Path::gathered ? call.gathered_rows : 0;
 }
 
 // docs/layout-contract.md 9.2: chunk c of a DP-chunked step (paths local and sp_shard), as
 // vllm/model_executor/layers/fused_moe/layer.py, forward_impl_chunked, ran it before PR #39107:
 // all ranks in lockstep, local_sizes from DPMetadata.chunked_sizes (a finished rank's entry 1).
-Call build_chunk_call(const Step& s, int c, int64_t C) {
+void build_chunk_call(const Step& s, Call& call, int c, int64_t C) {
   const int D = s.dp, T = s.tp;
   const int S = s.sp ? T : 1;
-  Call call;
-  call.index = c;
   call.row_offset = c * C;
   call.chunk_size = C;
-  std::vector<int64_t> local_sizes;
-  local_sizes.reserve(static_cast<size_t>(D) * S);
+  DpMetadata& meta = metadata_of(call);
+  std::vector<int64_t>& local_sizes = *meta.local_sizes;
+  local_sizes.clear();
   for (int d = 0; d < D; ++d) {
     const int64_t rows = std::min(C, ceil_div(s.num_tokens_across_dp[d], S) - c * C);
     for (int k = 0; k < S; ++k) local_sizes.push_back(rows <= 0 ? 1 : rows);
   }
-  call.metadata.emplace();
-  call.metadata->num_tokens_across_dp = s.num_tokens_across_dp;
-  call.metadata->local_sizes = local_sizes;
+  meta.num_tokens_across_dp = s.num_tokens_across_dp;
   call.gathered_rows = std::accumulate(local_sizes.begin(), local_sizes.end(), int64_t{0});
   const bool shard_path = s.path == Path::sp_shard;
   // Tensor d: the DP rank's chunk, or with SP its T TP ranks' chunks in turn (each the same
   // length), which is what the TP all-gather returns.
-  call.tensors.resize(D);
+  clear_tensors(call, static_cast<size_t>(D));
   call.dp_size = D;
   call.tp_size = T;
   call.receipt = shard_path ? Receipt::tp_slice : Receipt::per_dp;
@@ -126,32 +150,37 @@ Call build_chunk_call(const Step& s, int c, int64_t C) {
     }
     for (int t = 0; t < T; ++t) append_chunk(call.tensors[d], t * N);
   }
-  return call;
 }
 
-std::vector<Call> build_calls(const Case& c, const Step& s) {
-  std::vector<Call> calls;
+// The step's calls, built over the calls it held before (their storage reused).
+void build_calls(const Case& c, Step& s) {
   const int D = s.dp;
   if (c.dp_chunk) {
     const int64_t C = *c.dp_chunk;
     const int64_t chunks = ceil_div(most_rows_to_chunk(s.num_tokens_across_dp, s.tp, s.sp), C);
-    for (int64_t k = 0; k < chunks; ++k) calls.push_back(build_chunk_call(s, static_cast<int>(k), C));
-    return calls;
+    s.calls.resize(static_cast<size_t>(chunks));
+    for (int64_t k = 0; k < chunks; ++k) build_chunk_call(s, recycle(s.calls[k], static_cast<int>(k)), static_cast<int>(k), C);
+    return;
   }
   if (c.microbatches > 1) {
     const int U = c.microbatches;
     const int64_t P = s.num_tokens_across_dp[0];  // dp_max: every rank runs P
     const int64_t q = P / U;
+    s.calls.resize(static_cast<size_t>(U));
     for (int i = 0; i < U; ++i) {
       const int64_t lo = i * q, hi = i == U - 1 ? P : lo + q;
-      calls.push_back(build_batch_call(s, i, std::vector<RowRange>(D, RowRange{lo, hi}), lo));
+      Call& call = recycle(s.calls[i], i);
+      call.tokens.assign(static_cast<size_t>(D), RowRange{lo, hi});
+      call.row_offset = lo;
+      build_batch_call(s, call);
     }
-    return calls;
+    return;
   }
-  std::vector<RowRange> whole(D);
-  for (int d = 0; d < D; ++d) whole[d] = {0, s.num_tokens_across_dp[d]};
-  calls.push_back(build_batch_call(s, 0, whole, 0));
-  return calls;
+  s.calls.resize(1);
+  Call& call = recycle(s.calls[0], 0);
+  call.tokens.resize(static_cast<size_t>(D));
+  for (int d = 0; d < D; ++d) call.tokens[d] = {0, s.num_tokens_across_dp[d]};
+  build_batch_call(s, call);
 }
 
 // Applies a metadata override to the single call and records why the reference rejects it.
@@ -236,7 +265,13 @@ int64_t DpMetadata::local_sizes_before(size_t i) const {
 }
 
 std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
-  std::vector<int64_t> n = c.tokens;
+  std::vector<int64_t> n;
+  derive_num_tokens_across_dp_into(c, n);
+  return n;
+}
+
+void derive_num_tokens_across_dp_into(const Case& c, std::vector<int64_t>& n) {
+  n.assign(c.tokens.begin(), c.tokens.end());
   // An idle rank's dummy token (section 1) is counted before any padding: it enters the DP
   // coordination like a real count (vllm/v1/worker/gpu_worker.py, execute_dummy_batch).
   if (c.idle_dummy)
@@ -255,17 +290,23 @@ std::vector<int64_t> derive_num_tokens_across_dp(const Case& c) {
       break;
     }
   }
-  return n;
 }
 
 // vllm/forward_context.py, DPMetadata.sp_local_sizes: with SP each DP rank's count becomes T
 // entries of ceil(n_d / T), DP-major; without SP the counts themselves.
 std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp) {
-  if (!sp) return n;
   std::vector<int64_t> sizes;
-  sizes.reserve(n.size() * static_cast<size_t>(tp));
-  for (int64_t count : n) sizes.insert(sizes.end(), static_cast<size_t>(tp), ceil_div(count, tp));
+  derive_local_sizes_into(n, tp, sp, sizes);
   return sizes;
+}
+
+void derive_local_sizes_into(const std::vector<int64_t>& n, int tp, bool sp, std::vector<int64_t>& sizes) {
+  if (!sp) {
+    sizes.assign(n.begin(), n.end());
+    return;
+  }
+  sizes.clear();
+  for (int64_t count : n) sizes.insert(sizes.end(), static_cast<size_t>(tp), ceil_div(count, tp));
 }
 
 // all_gatherv concatenates group ranks in rank order (vllm/distributed/device_communicators/
@@ -273,6 +314,12 @@ std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, b
 // (fused_moe/config.py, FusedMoEParallelConfig.flatten_tp_across_dp_and_pcp).
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp) {
   std::vector<Segment> segments;
+  derive_segments_into(n, tp, sp, segments);
+  return segments;
+}
+
+void derive_segments_into(const std::vector<int64_t>& n, int tp, bool sp, std::vector<Segment>& segments) {
+  segments.clear();
   segments.reserve(sp ? n.size() * static_cast<size_t>(tp) : n.size());
   int64_t offset = 0;
   for (size_t d = 0; d < n.size(); ++d) {
@@ -289,7 +336,6 @@ std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool
       offset += s;
     }
   }
-  return segments;
 }
 
 int64_t most_rows_to_chunk(const std::vector<int64_t>& n, int tp, bool sp) {
@@ -303,34 +349,52 @@ int64_t most_rows_to_chunk(const Case& c) {
 }
 
 Result<Step> derive_step(const Case& c) {
-  if (c.engine == Engine::sglang) return sglang::derive_step(c);
-  R3_TRY_STATUS(validate(c));
   Step s;
+  R3_TRY_STATUS(derive_step_into(s, c));
+  return s;
+}
+
+Status derive_step_into(Step& s, const Case& c) {
+  if (c.engine == Engine::sglang) {
+    R3_TRY(Step derived, sglang::derive_step(c));
+    s = std::move(derived);
+    return ok_status();
+  }
+  R3_TRY_STATUS(validate(c));
+  s.engine = Engine::vllm;
   s.dp = c.topology.dp;
   s.tp = c.topology.tp;
   s.sp = c.topology.sp;
   s.path = c.path;
   s.layer = c.layer;
   s.max_num_tokens = c.max_num_tokens;
-  s.real_tokens = c.tokens;
-  s.num_tokens_across_dp = derive_num_tokens_across_dp(c);
+  s.real_tokens.assign(c.tokens.begin(), c.tokens.end());
+  derive_num_tokens_across_dp_into(c, s.num_tokens_across_dp);
+  s.shard_rows.clear();
   if (s.sp)
     for (int64_t n : s.num_tokens_across_dp) s.shard_rows.push_back(ceil_div(n, s.tp));
+  s.gathered_rows = 0;
   if (s.dp > 1) {
-    s.local_sizes = derive_local_sizes(s.num_tokens_across_dp, s.tp, s.sp);
+    if (!s.local_sizes) s.local_sizes.emplace();
+    derive_local_sizes_into(s.num_tokens_across_dp, s.tp, s.sp, *s.local_sizes);
     s.gathered_rows = std::accumulate(s.local_sizes->begin(), s.local_sizes->end(), int64_t{0});
+  } else {
+    s.local_sizes.reset();
   }
   s.capture_rows_needed = *std::max_element(s.num_tokens_across_dp.begin(), s.num_tokens_across_dp.end());
-  s.calls = build_calls(c, s);
+  build_calls(c, s);
+  s.replay_rows_needed.reset();
   if (c.monolithic) {
     int64_t most = 0;
     for (const Call& call : s.calls) most = std::max(most, call.kernel_rows);
     s.replay_rows_needed = most;
   }
+  s.rejection.reset();
+  s.sglang.reset();
   if (c.metadata) apply_override(*c.metadata, s);
   for (Call& call : s.calls)
     if (call.metadata) call.metadata->index();
-  return s;
+  return ok_status();
 }
 
 }  // namespace r3

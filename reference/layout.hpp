@@ -127,14 +127,21 @@ struct Step {
 
 int64_t ceil_div(int64_t a, int64_t b);
 
+// Each derivation below also comes as *_into, which writes into a vector it reuses: a campaign
+// derives a step per case, and allocating the step's vectors afresh each time cost more than
+// filling them.
+
 // docs/layout-contract.md section 1: the counts each rank runs the model with.
 std::vector<int64_t> derive_num_tokens_across_dp(const Case& c);
+void derive_num_tokens_across_dp_into(const Case& c, std::vector<int64_t>& n);
 
 // docs/layout-contract.md section 2: local_sizes for counts n (SP repeats ceil(n_d/T) T times).
 std::vector<int64_t> derive_local_sizes(const std::vector<int64_t>& n, int tp, bool sp);
+void derive_local_sizes_into(const std::vector<int64_t>& n, int tp, bool sp, std::vector<int64_t>& sizes);
 
 // docs/layout-contract.md section 4: the gathered segments for counts n.
 std::vector<Segment> derive_segments(const std::vector<int64_t>& n, int tp, bool sp);
+void derive_segments_into(const std::vector<int64_t>& n, int tp, bool sp, std::vector<Segment>& segments);
 
 // The most rows one (d, t) holds before DP chunking (section 9.2): n_d, or ceil(n_d / T) with SP.
 // DP chunking splits these rows; the chunk count of a step is ceil(this / C).
@@ -144,5 +151,8 @@ int64_t most_rows_to_chunk(const Case& c);
 // Everything above plus the calls, for the case's engine (SGLang: reference/engines/sglang/layout.hpp).
 // The case must be valid (validate() first); this checks it again.
 Result<Step> derive_step(const Case& c);
+// The same into `s`, whatever it held: a vLLM step reuses the storage of the step it held
+// before (a campaign's worker derives every case into one). On an error `s` is left unspecified.
+Status derive_step_into(Step& s, const Case& c);
 
 }  // namespace r3

@@ -46,13 +46,15 @@ void judge_case_outcome(const CaseJudge& judge, uint64_t index, CaseOutcome& out
   const GeneratedCase generated = generate_case(seed, index, generator);
   const Case& c = generated.c;
   out.keys = keys_of(generated);
-  Result<Step> step = derive_step(c);
+  // The worker's step: derived into the storage of its last case's step.
+  thread_local Step step;
+  const Status derived = derive_step_into(step, c);
   out.impls.resize(impls.size());  // kept from the worker's last case, storage and all
   for (ImplOutcome& o : out.impls) o.reset();
-  if (!step.ok()) {
+  if (!derived.ok()) {
     out.impls.clear();
     out.error = Error{"internal: the generator produced an invalid case (seed " + std::to_string(seed) + ", case #" +
-                      std::to_string(index) + "): " + step.error().message};
+                      std::to_string(index) + "): " + derived.error().message};
     return;
   }
   if (Status inside = check_profile(c, generator.profile); !inside.ok()) {
@@ -67,7 +69,7 @@ void judge_case_outcome(const CaseJudge& judge, uint64_t index, CaseOutcome& out
     if (!o.mode) continue;
     // Only the reported rank's words are read; rendering every rank's costs more than judging.
     Judgement& j = (*judge.judgements)[k];
-    judge_case_into(j, *impls[k], c, *step, *o.mode, RankDetails::reported_ranks);
+    judge_case_into(j, *impls[k], c, step, *o.mode, RankDetails::reported_ranks);
     // A signal during the judgement may have cut it short (an adapter's wait ends with an
     // "interrupted" error): the judgement says nothing about the implementation.
     if (judge.stop && judge.stop->load(std::memory_order_relaxed)) {

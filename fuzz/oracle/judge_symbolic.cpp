@@ -125,9 +125,9 @@ bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
 }
 
 // True when rank r's capture() sees exactly what its TP neighbour r-1 saw but for the TP rank,
-// so a policy that ignores the TP rank decides the same.
+// so a policy that ignores the TP rank decides the same. r is never a lead (TP rank 0), which
+// has no TP neighbour; neither is it in mirrors_neighbour.
 bool same_view_as_neighbour(const Step& step, size_t r) {
-  if (r % static_cast<size_t>(step.tp) == 0) return false;
   for (const Call& call : step.calls)
     if (call.view(r).rows.size() != call.view(r - 1).rows.size()) return false;
   return true;
@@ -141,7 +141,6 @@ bool same_input(const RankView& a, const RankView& b) { return a.received == b.r
 // so its buffer, verdict and finding are r-1's.
 bool mirrors_neighbour(const Step& step, size_t r, const std::vector<CaptureDecision>& mine,
                        const std::vector<CaptureDecision>& theirs, bool decided_again) {
-  if (r % static_cast<size_t>(step.tp) == 0) return false;
   for (size_t k = 0; k < step.calls.size(); ++k) {
     if (decided_again && !same_decision(mine[k], theirs[k])) return false;
     const Call& call = step.calls[k];
@@ -176,9 +175,56 @@ void decide_rank(const Step& step, size_t r, const BufferShape& buffer, const Ca
   }
 }
 
+// Where one copy's rows land: how many the source holds, and how far they reach past either
+// end of a buffer of `buffer_rows` rows (an empty copy aimed past the end still overflows).
+struct Landing {
+  int64_t readable = 0;
+  int64_t past_end = 0;
+  int64_t before_start = 0;
+};
+
+Landing land(const Copy& copy, const RowTensor& source, int64_t buffer_rows) {
+  Landing l;
+  l.readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
+  l.past_end = copy.dst_row + l.readable - buffer_rows;
+  l.before_start = std::min(-copy.dst_row, l.readable);
+  return l;
+}
+
+// True when rows [src, src + n) of `source` are tokens (dp, 0 .. n-1) in one run.
+bool holds_own_tokens(const RowTensor& source, int64_t src, int64_t n, int dp) {
+  const size_t i = source.run_holding(src);
+  const RowRun& run = source.runs()[i];
+  const int64_t start = source.run_start(i);
+  return run.kind == RowKind::token && run.dp == dp && run.first + (src - start) == 0 && start + run.length >= src + n;
+}
+
+// The common case settled without simulating: a one-call step whose single copy lands whole,
+// inside the buffer, as exactly the rank's own tokens at row 0 (or lands nothing where the
+// rank has nothing to capture). True only when the simulation below would pass the rank; any
+// other case (a short read, an overflow, a misplaced row) returns false and is simulated.
+bool passes_at_sight(const Step& step, size_t r, const std::vector<CaptureDecision>& decisions, int64_t buffer_rows,
+                     Scratch& s, RankJudgement& rank) {
+  if (step.calls.size() != 1 || step.rejection) return false;
+  const CaptureDecision& decision = decisions.front();
+  if (decision.rejected || decision.copies.size() != 1) return false;
+  const Copy& copy = decision.copies.front();
+  const Call& call = step.calls.front();
+  const RowTensor& source = copy_source(call, call.view(r), copy.from_tp_gather, step.tp, s.gathered);
+  const Landing l = land(copy, source, buffer_rows);
+  if (l.readable < copy.rows || l.past_end > 0 || l.before_start > 0) return false;
+  const int64_t n = std::min(step.num_tokens_across_dp[static_cast<size_t>(rank.dp)], buffer_rows);
+  const bool own_rows = l.readable == n && (n == 0 || (copy.dst_row == 0 && holds_own_tokens(source, copy.src_row, n, rank.dp)));
+  if (!own_rows) return false;
+  if (copy.from_tp_gather) rank.tp_gathers[0] = 1;
+  rank.rows = RowRange{copy.src_row, copy.src_row + copy.rows};
+  return true;
+}
+
 // Simulates one class's step from its decisions and fills its verdict and finding.
 void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& decisions, int64_t buffer_rows,
                 Scratch& s, RankJudgement& rank, Finding& finding) {
+  if (passes_at_sight(step, r, decisions, buffer_rows, s, rank)) return;
   s.image.clear();
   int64_t past_end = 0, before_start = 0;
   int copies_made = 0;
@@ -200,15 +246,16 @@ void judge_rank(const Step& step, size_t r, const std::vector<CaptureDecision>& 
       const RowTensor& source = copy_source(call, view, copy.from_tp_gather, step.tp, s.gathered);
       rank.rows = ++copies_made == 1 ? std::optional<RowRange>(RowRange{copy.src_row, copy.src_row + copy.rows})
                                      : std::nullopt;
-      const int64_t readable = std::clamp<int64_t>(source.rows() - copy.src_row, 0, copy.rows);
+      const Landing l = land(copy, source, buffer_rows);
+      const int64_t readable = l.readable;
       if (readable < copy.rows && rank.verdict == Verdict::pass) {
         rank.verdict = Verdict::wrong_rows;
         finding.kind = Finding::Kind::short_read;
         finding.copy = copy;
         finding.source_rows = source.rows();
       }
-      past_end = std::max(past_end, copy.dst_row + readable - buffer_rows);
-      before_start = std::max(before_start, std::min(-copy.dst_row, readable));
+      past_end = std::max(past_end, l.past_end);
+      before_start = std::max(before_start, l.before_start);
       // Only rows inside [0, buffer_rows) reach the image; the rest are the overflow.
       const int64_t skip = std::clamp<int64_t>(-copy.dst_row, 0, readable);
       const int64_t fits = std::clamp<int64_t>(buffer_rows - (copy.dst_row + skip), 0, readable - skip);
@@ -340,13 +387,14 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     return j.classes[class_count++];
   };
   const size_t tp = static_cast<size_t>(step.tp);
-  // Rank r joins the class of its TP neighbour r-1 (the last class) or starts one of its own.
-  auto judge_in_turn = [&](size_t r) {
+  // Rank r joins the class of its TP neighbour r-1 (the last class) or starts one of its own;
+  // a lead (TP rank 0) always starts one.
+  auto judge_in_turn = [&](size_t r, bool lead) {
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
-    const bool decided_again = !(per_tp_group && same_view_as_neighbour(step, r));
+    const bool decided_again = lead || !(per_tp_group && same_view_as_neighbour(step, r));
     if (decided_again) decide_rank(step, r, buffer, policy, s.shared, s.candidate);
     const std::vector<CaptureDecision>& mine = decided_again ? s.candidate : s.decisions;
-    if (by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
+    if (!lead && by_class && mirrors_neighbour(step, r, mine, s.decisions, decided_again)) {
       ++j.classes[class_count - 1].members;
       return;
     }
@@ -360,12 +408,12 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   };
   for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
     const size_t lead = d * tp;
-    judge_in_turn(lead);
+    judge_in_turn(lead, true);
     if (per_tp_group && whole_group_alike(step, s.decisions)) {
       j.classes[class_count - 1].members = step.tp;
       continue;
     }
-    for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r);
+    for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r, false);
   }
   resize_keeping_storage(j.classes, class_count, s.spare);
   const Wording words{step, policy, buffer};
