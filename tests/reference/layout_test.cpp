@@ -287,6 +287,76 @@ TEST(DeriveStep, MetadataOverrideReplacesWhatCaptureSees) {
 
 // ---- properties -------------------------------------------------------------------------
 
+// derive_step_into reuses the storage of whatever step it is given: deriving case b over the
+// step of case a must give exactly the step derive_step(b) gives, whatever a was (an SGLang
+// step over a vLLM one, a chunked step over a single call, an override over none).
+void expect_same_metadata(const std::optional<DpMetadata>& got, const std::optional<DpMetadata>& want) {
+  RC_ASSERT(got.has_value() == want.has_value());
+  if (!want) return;
+  RC_ASSERT(got->num_tokens_across_dp == want->num_tokens_across_dp);
+  RC_ASSERT(got->local_sizes == want->local_sizes);
+  RC_ASSERT(got->token_prefix == want->token_prefix);
+  RC_ASSERT(got->local_prefix == want->local_prefix);
+}
+
+void expect_same_segments(const std::vector<Segment>& got, const std::vector<Segment>& want) {
+  RC_ASSERT(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Segment &a = got[i], &b = want[i];
+    RC_ASSERT(a.dp == b.dp && a.tp == b.tp && a.group_rank == b.group_rank && a.offset == b.offset &&
+              a.rows == b.rows && a.token_rows == b.token_rows && a.padding_rows == b.padding_rows);
+  }
+}
+
+void expect_same_step(const Step& got, const Step& want) {
+  RC_ASSERT(got.engine == want.engine);
+  RC_ASSERT(got.dp == want.dp && got.tp == want.tp && got.sp == want.sp && got.path == want.path);
+  RC_ASSERT(got.layer == want.layer && got.max_num_tokens == want.max_num_tokens);
+  RC_ASSERT(got.real_tokens == want.real_tokens);
+  RC_ASSERT(got.num_tokens_across_dp == want.num_tokens_across_dp);
+  RC_ASSERT(got.shard_rows == want.shard_rows);
+  RC_ASSERT(got.local_sizes == want.local_sizes);
+  RC_ASSERT(got.gathered_rows == want.gathered_rows);
+  RC_ASSERT(got.capture_rows_needed == want.capture_rows_needed);
+  RC_ASSERT(got.replay_rows_needed == want.replay_rows_needed);
+  RC_ASSERT(got.rejection == want.rejection);
+  RC_ASSERT(got.sglang.has_value() == want.sglang.has_value());
+  RC_ASSERT(got.calls.size() == want.calls.size());
+  for (size_t k = 0; k < want.calls.size(); ++k) {
+    const Call &a = got.calls[k], &b = want.calls[k];
+    RC_ASSERT(a.index == b.index);
+    expect_same_metadata(a.metadata, b.metadata);
+    RC_ASSERT(a.tokens == b.tokens);
+    RC_ASSERT(a.row_offset == b.row_offset && a.chunk_size == b.chunk_size);
+    expect_same_segments(a.segments, b.segments);
+    RC_ASSERT(a.gathered_rows == b.gathered_rows && a.kernel_rows == b.kernel_rows);
+    RC_ASSERT(a.dp_size == b.dp_size && a.tp_size == b.tp_size);
+    RC_ASSERT(a.receipt == b.receipt && a.tp_gather == b.tp_gather);
+    RC_ASSERT(a.tensors.size() == b.tensors.size());
+    for (size_t i = 0; i < b.tensors.size(); ++i) RC_ASSERT(runs(a.tensors[i]) == runs(b.tensors[i]));
+  }
+}
+
+RC_GTEST_PROP(LayoutProperty, DerivingIntoAStepGivesWhatDerivingAfreshGives, ()) {
+  const test::CaseGenOptions o{.microbatches = true, .dp_chunk = true, .extras = true, .engine = std::nullopt};
+  const Case a = *test::gen_valid_case(o);
+  const Case b = *test::gen_valid_case(o);
+  Step s;
+  RC_ASSERT(derive_step_into(s, a).ok());
+  RC_ASSERT(derive_step_into(s, b).ok());
+  expect_same_step(s, *derive_step(b));
+}
+
+TEST(DeriveStepInto, AnInvalidCaseIsTheErrorDeriveStepGives) {
+  Case c = make_case({2, 1, false, false}, 8, {3, 9}, Path::local);  // 9 tokens on a rank, M = 8
+  Step s;
+  const Status into = derive_step_into(s, c);
+  const Result<Step> fresh = derive_step(c);
+  ASSERT_FALSE(into.ok());
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_EQ(into.error().message, fresh.error().message);
+}
+
 RC_GTEST_PROP(LayoutProperty, GatheredSegmentsPartitionTheGatheredRows, ()) {
   const Case c = *test::gen_valid_case({.min_dp = 2});
   const Step s = *derive_step(c);
