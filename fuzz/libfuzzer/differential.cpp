@@ -214,13 +214,13 @@ DifferentialVerdict DifferentialRunner::run(const Case& c) const {
     verdict.skipped = true;
     return verdict;
   }
-  auto step = derive_step(c);
-  R3_CHECK(step.ok(), "the fuzz targets only run valid cases");
+  const Status derived = derive_step_into(step_, c);
+  R3_CHECK(derived.ok(), "the fuzz targets only run valid cases");
   std::vector<Failure> findings;
   for (size_t i = 0; i < impls_.size(); ++i) {
     const Implementation& impl = *impls_[i];
     Judgement& j = judgements_[i];
-    if (!judge_into(j, impl, c, *step) || !j.failed()) continue;
+    if (!judge_into(j, impl, c, step_) || !j.failed()) continue;
     const Signature signature = signature_of(j, c);
     if (known_.count(signature) || joins_known_finding(impl, j, c)) {
       verdict.known_hits.push_back(signature);

@@ -31,6 +31,7 @@
 #include "reference/case.hpp"
 #include "reference/error.hpp"
 #include "reference/implementation.hpp"
+#include "reference/layout.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
@@ -89,6 +90,8 @@ class DifferentialRunner {
   // One judgement per implementation, reused from input to input: a fresh one per input costs
   // more in allocation (under ASan) than judging a small case does.
   mutable std::vector<Judgement> judgements_;
+  // Each input's step, derived into the storage of the last one's (derive_step_into).
+  mutable Step step_;
 };
 
 }  // namespace r3

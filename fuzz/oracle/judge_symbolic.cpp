@@ -324,16 +324,19 @@ void render_every_rank(Judgement& j, Scratch& s, const Wording& w) {
   j.classes.swap(s.split);
 }
 
-void reset(RankJudgement& rank, size_t r, int tp, size_t calls) {
-  rank.dp = static_cast<int>(r) / tp;
-  rank.tp = static_cast<int>(r) % tp;
+// A fresh class led by (dp, tp); the per-call vectors keep their storage (their size is the
+// call count, which rarely changes between cases).
+void reset(RankJudgement& rank, int dp, int tp, size_t calls) {
+  rank.dp = dp;
+  rank.tp = tp;
   rank.members = 1;
   rank.verdict = Verdict::pass;
-  rank.branches.resize(calls);
+  if (rank.branches.size() != calls) rank.branches.resize(calls);
   rank.rows.reset();
   rank.detail.clear();
   rank.rejected = false;
-  rank.tp_gathers.assign(calls, 0);
+  if (rank.tp_gathers.size() != calls) rank.tp_gathers.resize(calls);
+  std::fill(rank.tp_gathers.begin(), rank.tp_gathers.end(), char{0});
 }
 
 // True when every TP rank of a DP rank is in the class of TP rank 0, whose decisions are
@@ -389,7 +392,9 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
   const size_t tp = static_cast<size_t>(step.tp);
   // Rank r joins the class of its TP neighbour r-1 (the last class) or starts one of its own;
   // a lead (TP rank 0) always starts one.
-  auto judge_in_turn = [&](size_t r, bool lead) {
+  auto judge_in_turn = [&](size_t d, size_t t) {
+    const size_t r = d * tp + t;
+    const bool lead = t == 0;
     // A policy blind to the TP rank decides what the neighbour decided: keep its decisions.
     const bool decided_again = lead || !(per_tp_group && same_view_as_neighbour(step, r));
     if (decided_again) decide_rank(step, r, buffer, policy, s.shared, s.candidate);
@@ -400,20 +405,19 @@ void judge_symbolic_into(Judgement& j, const Case& c, const Step& step, const Ca
     }
     if (decided_again) s.decisions.swap(s.candidate);
     RankJudgement& rank = start_class();
-    reset(rank, r, step.tp, calls);
+    reset(rank, static_cast<int>(d), static_cast<int>(t), calls);
     for (size_t k = 0; k < calls; ++k) rank.branches[k] = s.decisions[k].branch;
     Finding& finding = s.findings[class_count - 1];
     finding.kind = Finding::Kind::none;
     judge_rank(step, r, s.decisions, buffer.rows, s, rank, finding);
   };
   for (size_t d = 0; d < static_cast<size_t>(step.dp); ++d) {
-    const size_t lead = d * tp;
-    judge_in_turn(lead, true);
+    judge_in_turn(d, 0);
     if (per_tp_group && whole_group_alike(step, s.decisions)) {
       j.classes[class_count - 1].members = step.tp;
       continue;
     }
-    for (size_t r = lead + 1; r < lead + tp; ++r) judge_in_turn(r, false);
+    for (size_t t = 1; t < tp; ++t) judge_in_turn(d, t);
   }
   resize_keeping_storage(j.classes, class_count, s.spare);
   const Wording words{step, policy, buffer};
