@@ -114,6 +114,7 @@ struct StepScratch {
   // Per call:
   std::vector<TensorRef> received;     // per rank
   std::vector<CaptureCall> calls;      // per rank
+  CaptureDecision shared;              // the checks every rank makes alike (CapturePolicy::check_shared)
   std::vector<bool> needs_tp_gather;   // per DP rank
   std::vector<TensorRef> tp_gathered;  // per DP rank
   std::vector<std::optional<TensorRef>> held;  // per tensor of the call: once materialised
@@ -216,11 +217,16 @@ class StepPlanner {
   void decide(const Call& call) {
     s_.calls.resize(ranks_);
     s_.needs_tp_gather.assign(static_cast<size_t>(D_), false);
+    // The shared checks once per call, as the symbolic judge makes them: r3-fixed's reads D*T
+    // local_sizes entries, and made on every rank (decide()) it cost O((D*T)^2) a call.
+    s_.shared.clear();
+    settings_.policy->check_shared(capture_call_for(step_, call, call.view(size_t{0}), shape_), s_.shared);
     for (size_t r = 0; r < ranks_; ++r) {
       const RankView view = call.view(r);
       s_.calls[r] = capture_call_for(step_, call, view, shape_);
       CaptureDecision& decision = out_.ranks[r].calls.emplace_back();
-      settings_.policy->decide(s_.calls[r], decision);
+      if (s_.shared.rejected) decision = s_.shared;  // what decide() gives when the shared checks reject
+      else settings_.policy->decide_checked(s_.calls[r], decision);
       apply_decision_fault(settings_.fault, s_.calls[r], s_.received[r].rows, decision);
       for (const Copy& copy : decision.copies)
         if (copy.from_tp_gather) s_.needs_tp_gather[static_cast<size_t>(view.dp)] = true;
