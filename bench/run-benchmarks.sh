@@ -54,6 +54,9 @@ stats() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:]];
 ratio() { python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%.3g" % (a/b) if b else "n/a")' "$1" "$2"; }
 
 SECTIONS="$TMP/sections.md"
+# One core for the single-process rates (as bench/campaign-bench.sh pins its runs), when taskset exists.
+PIN=()
+command -v taskset >/dev/null && PIN=(taskset -c 0)
 : >"$SECTIONS"
 section() { printf '\n## %s\n\n' "$1" >>"$SECTIONS"; }
 not_measured() { echo "**not measured**: $1" >>"$SECTIONS"; log "$2: not measured: $1"; }
@@ -164,8 +167,9 @@ execs_per_second() {
   local dir="$TMP/corpus.$RANDOM"
   mkdir -p "$dir"
   # The implementations that must stay clean: vLLM's models abort on their documented bugs within
-  # seconds, and a target that stops early reports no rate.
-  R3FUZZ_IMPLS=r3-fixed,gpu:r3-fixed "$1" -max_total_time="$2" -print_final_stats=1 -seed="$3" "$dir" >"$TMP/fuzz.log" 2>&1
+  # seconds, and a target that stops early reports no rate. Pinned to the core the campaign
+  # benchmark pins its runs to, so the campaign's rate and the trivial target's compare alike.
+  R3FUZZ_IMPLS=r3-fixed,gpu:r3-fixed "${PIN[@]}" "$1" -max_total_time="$2" -print_final_stats=1 -seed="$3" "$dir" >"$TMP/fuzz.log" 2>&1
   python3 - "$TMP/fuzz.log" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -199,7 +203,7 @@ libfuzzer_section() {
   read -r pm plo phi < <(stats "${pairs[@]}")
   echo "$tm $dm" >"$TMP/targets.libfuzzer"
   {
-    echo "$RUNS runs of ${secs}s each, from an empty corpus, one process; the differential target judges"
+    echo "$RUNS runs of ${secs}s each, from an empty corpus, one process pinned to one core (as the campaign runs are); the differential target judges"
     echo "r3-fixed (symbolically) and gpu:r3-fixed (the GPU pipeline on its host backend, concretely) beside"
     echo "the reference. An input it has judged before is answered from memory (fuzz/libfuzzer/judged_inputs.hpp):"
     echo "*judged/s* counts the distinct inputs it judged, *exec/s* every input libFuzzer ran."
