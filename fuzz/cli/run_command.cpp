@@ -46,6 +46,7 @@ struct RunFlags {
   std::string selection;
   std::string fault;
   double adapter_timeout = 5;  // external:COMMAND, seconds per reply
+  double adapter_startup_timeout = 30;  // external:COMMAND, seconds for the hello
   std::string adapter_log;     // external:COMMAND stderr ("" = ours)
 };
 
@@ -54,8 +55,8 @@ inline constexpr int64_t kDefaultCases = 10000;
 // time bound is only a safety net for slow external implementations.
 inline constexpr int64_t kShrinkJudgementsPerFailure = 20000;
 inline constexpr double kShrinkSecondsPerFailure = 60;
-// The largest --time (30 days) and --adapter-timeout (an hour): bounds far above any real use
-// that keep a typo such as 1e300 from meaning "forever".
+// The largest --time (30 days), --adapter-timeout and --adapter-startup-timeout (an hour): bounds
+// far above any real use that keep a typo such as 1e300 from meaning "forever".
 inline constexpr double kMaxRunSeconds = 30 * 24 * 3600;
 inline constexpr double kMaxAdapterTimeoutSeconds = 3600;
 
@@ -109,6 +110,8 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   io.fault = f.fault;
   // At least 1 ms: a tiny positive timeout must not round down to "no time at all".
   io.adapter_timeout = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(f.adapter_timeout * 1000)));
+  io.adapter_startup_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(std::ceil(f.adapter_startup_timeout * 1000)));
   io.adapter_log = f.adapter_log;
   io.stop = stop.flag();
   // The same implementation twice would be judged twice and its findings doubled: refused.
@@ -214,6 +217,10 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--adapter-timeout", f->adapter_timeout,
                   "external:COMMAND: seconds one reply may take before the case is an adapter_error (default 5, "
                   "at most 3600)")
+      ->transform(seconds_up_to(kMaxAdapterTimeoutSeconds));
+  cmd->add_option("--adapter-startup-timeout", f->adapter_startup_timeout,
+                  "external:COMMAND: seconds the adapter may take to answer the hello, its imports included, "
+                  "before the run is a usage error (default 30, at most 3600)")
       ->transform(seconds_up_to(kMaxAdapterTimeoutSeconds));
   cmd->add_option("--adapter-log", f->adapter_log, "external:COMMAND: append the adapter's stderr to FILE");
   cmd->callback([f, &outcome] {

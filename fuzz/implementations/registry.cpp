@@ -52,6 +52,7 @@ Made make_external(std::string_view command, Fault fault, const ImplementationOp
   ExternalOptions options;
   options.command = std::string(command);
   options.timeout = o.adapter_timeout;
+  options.startup_timeout = o.adapter_startup_timeout;
   options.stderr_log = o.adapter_log;
   options.stop = o.stop;
   auto impl = std::make_unique<ExternalImplementation>(std::move(options));

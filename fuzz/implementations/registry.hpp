@@ -25,6 +25,7 @@ struct ImplementationOptions {
   std::string fault;    // --fault: a fault to inject, for a name without one ("" = none)
   std::string selection;  // gpu: host-decision | device-offsets ("" = its default)
   std::chrono::milliseconds adapter_timeout{5000};  // external: how long one reply may take
+  std::chrono::milliseconds adapter_startup_timeout{30000};  // external: how long the hello may take
   std::string adapter_log;                          // external: append the adapter's stderr here ("" = ours)
   const std::atomic<bool>* stop = nullptr;          // external: set by a signal, ends waits (ExternalOptions)
 };

@@ -38,6 +38,8 @@ TEST_F(BadFlags, DurationsAreFiniteAndPositive) {
   expect_usage_error({"run", "--adapter-timeout", "nan"}, "--adapter-timeout: nan is not a finite number of seconds");
   expect_usage_error({"run", "--adapter-timeout", "1e300"}, "--adapter-timeout: 1e300 is out of range (0, 3600] seconds");
   expect_usage_error({"run", "--adapter-timeout", "0"}, "--adapter-timeout: 0 is out of range (0, 3600] seconds");
+  expect_usage_error({"run", "--adapter-startup-timeout", "0"}, "--adapter-startup-timeout: 0 is out of range (0, 3600] seconds");
+  expect_usage_error({"run", "--adapter-startup-timeout", "inf"}, "--adapter-startup-timeout: inf is not a finite number of seconds");
   expect_usage_error({"shrink", "--max-seconds", "0", "case.json"}, "--max-seconds: 0 is out of range (0, 86400] seconds");
 }
 
