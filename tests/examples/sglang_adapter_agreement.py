@@ -88,8 +88,9 @@ def check_campaign(r3fuzz, cases, out):
         sys.exit(77)
     for version, model in PAIRS:
         ext = external(version)
+        # torch's import alone can take over 30 s on a loaded CI machine: give the hello room.
         cmd = [r3fuzz, "run", "--profile", "sglang", f"--impl={ext}", f"--impl={model}", "--cases", str(cases),
-               "--mode", "concrete", "--out", os.path.join(out, version)]
+               "--mode", "concrete", "--adapter-startup-timeout", "300", "--out", os.path.join(out, version)]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode not in (0, 1):
             sys.exit(f"{' '.join(cmd)} exited {run.returncode}:\n{run.stdout}\n{run.stderr}")
