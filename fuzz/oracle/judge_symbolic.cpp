@@ -125,8 +125,8 @@ bool same_decision(const CaptureDecision& a, const CaptureDecision& b) {
 }
 
 // True when rank r's capture() sees exactly what its TP neighbour r-1 saw but for the TP rank,
-// so a policy that ignores the TP rank decides the same. r is never a lead (TP rank 0), which
-// has no TP neighbour; neither is it in mirrors_neighbour.
+// so a policy that ignores the TP rank decides the same. Neither this nor mirrors_neighbour is
+// asked about a lead (TP rank 0), which has no TP neighbour.
 bool same_view_as_neighbour(const Step& step, size_t r) {
   for (const Call& call : step.calls)
     if (call.view(r).rows.size() != call.view(r - 1).rows.size()) return false;
