@@ -77,7 +77,7 @@ SpaceSize count_space(const ExhaustBounds& bounds) {
           // Units whose largest token count is `most`.
           const int64_t units = vectors_up_to(dp, b.max_tokens, most) - vectors_up_to(dp, b.max_tokens, most - 1);
           if (units == 0) continue;
-          CaseUnit unit{topology, std::vector<int64_t>(static_cast<size_t>(dp), 0)};
+          CaseUnit unit{topology, std::vector<int64_t>(static_cast<size_t>(dp), 0), std::nullopt};
           unit.tokens[0] = most;
           const int64_t cases = for_each_case(unit, b, [](const Case&) { return true; });
           size.units = saturating_add_product(size.units, units, 1);

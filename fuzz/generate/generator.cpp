@@ -12,7 +12,7 @@ GeneratedCase generate_case(uint64_t seed, uint64_t index, const GeneratorOption
   static constexpr DomainBounds kBounds[] = {bounds_of(SizeClass::tiny), bounds_of(SizeClass::small),
                                              bounds_of(SizeClass::production)};
   const SizeClass size = options.sizes[rng.below(options.sizes.size())];
-  CaseDomain domain{options.profile, kBounds[static_cast<size_t>(size)]};
+  CaseDomain domain{options.profile, kBounds[static_cast<size_t>(size)], std::nullopt};
   domain.bounds.metadata_overrides = options.metadata_overrides;
   if (options.wide_experts) domain.bounds.max_experts = limits::kMaxExperts;
   domain.engine = options.engine;

@@ -54,7 +54,8 @@ CaseDomain fuzz_domain(const BinaryLimits& l, Profile profile) {
                     .max_layers = l.max_layers, .max_top_k = l.max_top_k, .max_experts = l.max_experts,
                     .max_microbatches = l.max_microbatches, .max_capture_sizes = l.max_cudagraph_sizes,
                     .max_capture_size = l.max_cudagraph_size, .max_dp_chunk = l.max_dp_chunk,
-                    .metadata_overrides = l.max_metadata_entries > 0}};
+                    .metadata_overrides = l.max_metadata_entries > 0},
+          std::nullopt};
 }
 
 Case mutate(const Case& c, CasePart part, Rng& rng, const CaseDomain& domain, size_t rank) {

@@ -40,6 +40,13 @@ struct WalksJobs : std::false_type {};
 template <class Exec>
 struct WalksJobs<Exec, std::void_t<typename Exec::walks_jobs>> : std::true_type {};
 
+// A body whose elements are rows of groups of values (FillBuffers): walked in order, it is
+// handed each element's (row, group, k) rather than dividing a flat index into them.
+template <class Body, class = void>
+struct WalksRows : std::false_type {};
+template <class Body>
+struct WalksRows<Body, std::void_t<typename Body::walks_rows>> : std::true_type {};
+
 // One launch of `body` over every element of `jobs`; body's jobs/ends/count are filled here.
 template <class Exec, class Job, class Body, class Elements>
 void launch_over_jobs(Exec& exec, const std::vector<Job>& jobs, Elements elements, Body body) {
@@ -49,7 +56,16 @@ void launch_over_jobs(Exec& exec, const std::vector<Job>& jobs, Elements element
     body.count = static_cast<int64_t>(jobs.size());
     for (size_t j = 0; j < jobs.size(); ++j) {
       const int64_t n = elements(jobs[j]);
-      for (int64_t e = 0; e < n; ++e) body.run(JobIndex{static_cast<int64_t>(j), e});
+      if constexpr (WalksRows<Body>::value) {
+        // The same elements in the same order as the flat walk below: rows, then groups, then k.
+        const Job& b = jobs[j];
+        const int64_t groups = b.width / b.top_k;
+        for (int64_t row = 0; row * b.width < n; ++row)
+          for (int64_t group = 0; group < groups; ++group)
+            for (int64_t k = 0; k < b.top_k; ++k) body.fill(b, row, group, k);
+      } else {
+        for (int64_t e = 0; e < n; ++e) body.run(JobIndex{static_cast<int64_t>(j), e});
+      }
     }
   } else {
     const std::vector<int64_t> ends = job_ends(jobs, elements);

@@ -31,25 +31,34 @@ R3_HD inline JobIndex find_job(const int64_t* ends, int64_t jobs, int64_t i) {
 }
 
 // Guard rows get their canary; buffer rows a stale value (capture), kReplayUntouched (replay)
-// or the tensor canary (tensors, overwritten by materialisation or the gather).
+// or the tensor canary (tensors, overwritten by materialisation or the gather). An element is
+// (row, group, k): row counted from the front guard's first, value k of group `group` of the
+// row's width / top_k groups (a capture buffer's layers; one group of width elsewhere).
 template <class T>
 struct FillBuffers {
   const BufferJob* jobs;
   const int64_t* ends;
   int64_t count;
   T* out;
+  // A host walk hands fill() each element's coordinates in order (execute.inl, walks_rows),
+  // sparing it the divisions run() makes to find them from a flat index.
+  using walks_rows = void;
   R3_HD void operator()(int64_t i) const { run(find_job(ends, count, i)); }
   R3_HD void run(const JobIndex& at) const {
     const BufferJob& b = jobs[at.job];
-    const int64_t row = at.element / b.width - b.guard;
     const int64_t col = at.element % b.width;
+    fill(b, at.element / b.width, col / b.top_k, col % b.top_k);
+  }
+  // The body proper: element (guarded_row, group, k) of buffer b.
+  R3_HD void fill(const BufferJob& b, int64_t guarded_row, int64_t group, int64_t k) const {
+    const int64_t row = guarded_row - b.guard;
     int32_t value = b.guard_value;
     if (row >= 0 && row < b.rows) {
       if (b.fill == Fill::tensor) value = kTensorCanary;
-      else if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(col / b.top_k), static_cast<int>(col % b.top_k));
+      else if (b.fill == Fill::untouched) value = untouched_value(row, static_cast<int>(group), static_cast<int>(k));
       else if (b.fill == Fill::replay_unwritten) value = kReplayUntouched;
     }
-    out[b.offset + at.element] = static_cast<T>(value);
+    out[b.offset + guarded_row * b.width + group * b.top_k + k] = static_cast<T>(value);
   }
 };
 

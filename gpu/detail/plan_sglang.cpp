@@ -32,7 +32,7 @@ class SglangPlanner {
     // The capturer's attn-TP all-gather (state_capturer/routed_experts.py, capture:
     // attn_tp_all_gather_into_tensor into gather_buffer): each DP rank's T slices in TP order.
     gather_tp_groups(plan_, needs_tp_gather, received, T_, K_, out_.gathered, tp_gathered_);
-    schedule_capture(call, received, tp_gathered_);
+    schedule_capture(received, tp_gathered_);
   }
 
   // After the last call: the window runs once per forward (model_runner.py, forward ->
@@ -135,8 +135,7 @@ class SglangPlanner {
   // whatever the decision; a copy {dst, src, rows} of the decision then says that published
   // rows [dst, dst + rows) are device rows [src, src + rows) (the window). sglang-fixed writes
   // the copy's rows at device rows [dst, dst + rows) and publishes them where they are.
-  void schedule_capture(const Call& call, const std::vector<TensorRef>& received,
-                        const std::vector<TensorRef>& tp_gathered) {
+  void schedule_capture(const std::vector<TensorRef>& received, const std::vector<TensorRef>& tp_gathered) {
     size_t most = 1;
     for (size_t r = 0; r < ranks_; ++r) {
       const CaptureDecision& decision = out_.ranks[r].calls.back();
