@@ -8,20 +8,14 @@ RowTensor reference_source(const Call& call, const RankView& view) {
 }
 
 const RowTensor& copy_source(const Call& call, const RankView& view, bool from_tp_gather, int tp, RowTensor& scratch) {
-  const RowTensor& tensor = call.tensors[static_cast<size_t>(view.received)];
-  if (!from_tp_gather) {
-    if (view.rows.lo == 0 && view.rows.hi == tensor.rows()) return tensor;
-    scratch.clear();
-    scratch.append_slice(tensor, view.rows);
-    return scratch;
-  }
+  if (!from_tp_gather) return call.rows_of(view, scratch);
   if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
   // A TP slice's tensor is its slices in turn, which is what gathering them returns.
-  if (call.receipt == Receipt::tp_slice) return tensor;
+  if (call.receipt == Receipt::tp_slice) return call.tensors[static_cast<size_t>(view.received)];
   scratch.clear();
   for (int t = 0; t < tp; ++t) {
-    const RowTensor part = call.input_of(call.view(view.dp, t));
-    scratch.append_slice(part, {0, part.rows()});
+    const RankView member = call.view(view.dp, t);
+    scratch.append_slice(call.tensors[static_cast<size_t>(member.received)], member.rows);
   }
   return scratch;
 }

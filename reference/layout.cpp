@@ -228,12 +228,17 @@ void apply_override(const MetadataOverride& o, Step& s) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-RowTensor Call::input_of(const RankView& v) const {
+const RowTensor& Call::rows_of(const RankView& v, RowTensor& scratch) const {
   const RowTensor& whole = tensors[static_cast<size_t>(v.received)];
   if (v.rows.lo == 0 && v.rows.hi == whole.rows()) return whole;
+  scratch.clear();
+  scratch.append_slice(whole, v.rows);
+  return scratch;
+}
+
+RowTensor Call::input_of(const RankView& v) const {
   RowTensor slice;
-  slice.append_slice(whole, v.rows);
-  return slice;
+  return rows_of(v, slice);
 }
 
 namespace {

@@ -98,6 +98,9 @@ struct Call {
   // The rows (d, t) receives, materialised (a slice of its tensor): for consumers that read
   // rows one by one (the concrete judge, an adapter request, the GPU plan, explain).
   RowTensor input_of(const RankView& view) const;
+  // The same without a copy: the received tensor itself when (d, t) receives it whole, else its
+  // slice, built in `scratch` (the symbolic judge reads a rank's rows case after case).
+  const RowTensor& rows_of(const RankView& view, RowTensor& scratch) const;
 };
 
 struct Step {

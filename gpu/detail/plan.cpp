@@ -284,8 +284,8 @@ class StepPlanner {
     const Allocation& alloc = out_.allocation;
     const int64_t width = int64_t{L_} * K_;
     PlannedRank& rank = out_.ranks[r];
-    rank.dp = step_.calls.empty() ? static_cast<int>(r) / T_ : static_cast<int>(r) / T_;
-    rank.tp = step_.calls.empty() ? static_cast<int>(r) % T_ : static_cast<int>(r) % T_;
+    rank.dp = static_cast<int>(r) / T_;
+    rank.tp = static_cast<int>(r) % T_;
     int64_t reach = alloc.capture_rows;  // rows up to the furthest element written
     for (const RankCopy& rc : s_.copies[r]) {
       if (rc.job.rows <= 0) continue;
