@@ -2,6 +2,8 @@
 // `expect` means under `--impl`"): an implementation named on the command line is judged on every
 // file against the reference; a file's "expect" speaks only for the implementation it names, so a
 // case file can hide no other implementation's failure, in the exit code or in the JUnit report.
+// Files come first on these command lines, the form that worked before --impl took one value per
+// use (tests/cli/repeatable_options_test.cpp).
 #include <filesystem>
 #include <string>
 
@@ -42,7 +44,7 @@ class ReplayJudgesNamedImpl : public r3::test::WorkDirFixture {
 // The issue's entry: "expect" names r3-fixed, and --impl vllm-50874 was exit 0, failures="0".
 TEST_F(ReplayJudgesNamedImpl, AnImplementationTheExpectDoesNotNameMustPass) {
   write("case.json", microbatch_expecting(kExpectFixedPasses));
-  const Output o = run("replay --impl vllm-50874 case.json --junit r.xml");
+  const Output o = run("replay case.json --impl vllm-50874 --junit r.xml");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("case.json: vllm-50874: wrong_rows (failure) [vllm-50874/wrong_rows/local/"), std::string::npos)
       << o.out;
@@ -72,12 +74,12 @@ TEST_F(ReplayJudgesNamedImpl, TheNamedImplementationKeepsItsExpectAndTheOtherIsJ
 // When the names match, "expect" is honoured as before: a known bug of that implementation.
 TEST_F(ReplayJudgesNamedImpl, AKnownBugOfTheNamedImplementationStaysExpected) {
   write("case.json", microbatch_expecting(R"({"impl": "vllm-50874", "verdict": "wrong_rows", "severity": "failure"})"));
-  Output o = run("replay --impl vllm-50874 case.json");
+  Output o = run("replay case.json --impl vllm-50874");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find(" (concrete): as expected\n"), std::string::npos) << o.out;
   // Another name is another implementation, which must pass: vllm-50874 with a fault injected does
   // not get the file's expectation (nor would gpu:vllm-50874, the GPU pipeline taking its decisions).
-  o = run("replay --impl vllm-50874+no-trim case.json");
+  o = run("replay case.json --impl vllm-50874+no-trim");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_EQ(count(o.out, ": FAILS, and the file's \"expect\" is for vllm-50874\n"), 1u) << o.out;
   // Without --impl, the file's implementation alone is judged, as before: the corpus stays clean.
@@ -108,7 +110,7 @@ TEST_F(ReplayJudgesNamedImpl, AnAdapterWrongOnEveryEntryFailsOnEveryEntry) {
         "flush=True)\n"
         "        continue\n"
         "    print(json.dumps({'id': req['id'], 'rows': []}), flush=True)\n");
-  const Output o = run("replay --impl 'external:python3 empty.py' reg --junit r.xml");
+  const Output o = run("replay reg --impl 'external:python3 empty.py' --junit r.xml");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_EQ(count(o.out, ": FAILS, and the file's \"expect\" is for vllm-"), entries) << o.out;
   EXPECT_NE(o.out.find("replay: " + std::to_string(entries) + " case files, 0 expectations checked, " +
