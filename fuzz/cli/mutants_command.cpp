@@ -11,6 +11,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/io/new_file.hpp"
 #include "fuzz/io/terminal_text.hpp"
+#include "fuzz/cli/output_dir.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
 #include "fuzz/cli/number_flags.hpp"
@@ -54,6 +55,8 @@ Result<int> mutants_command(MutantsFlags f) {
                  std::to_string(std::numeric_limits<uint64_t>::max()) + " (the last seed)"};
   }
   f.options.shrink = !f.no_shrink;
+  // The matrix's file is checked before the minutes of measuring, not after them.
+  if (!f.markdown.empty()) R3_TRY_STATUS(check_output_file("--markdown", f.markdown));
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
   // A carrier that is no implementation would measure nothing and report a perfect kill rate.
   // Each carrier's engine decides which faults it carries.
@@ -111,9 +114,9 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--max-cases", f->options.max_cases, "generated cases per seed before giving up")
       ->capture_default_str()
       ->transform(signed_in(1));
-  cmd->add_option("--carrier", f->carriers, "implementations to inject faults into (default: r3-fixed, "
-                                             "vllm-pre-50874 (historical replay-per-rank), gpu, "
-                                             "sglang-fixed, gpu:sglang-fixed)");
+  add_repeatable_option(*cmd, "--carrier", f->carriers,
+                        "an implementation to inject faults into, repeatable (default: r3-fixed, "
+                        "vllm-pre-50874 (historical replay-per-rank), gpu, sglang-fixed, gpu:sglang-fixed)");
   add_fault_option(*cmd, f->faults, "the ones to measure, repeatable (default: every fault of the table)");
   add_profile_option(*cmd, f->options.profile,
                      "the steps mutants are hunted, shrunk and searched in (default any: the faults are "

@@ -24,6 +24,18 @@ Status probe_writable(const std::string& prefix, const fs::path& dir) {
   return ok_status();
 }
 
+// What is at a name r3fuzz would replace, as write_new_file() says it: "a FIFO".
+const char* kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    default: return "not a regular file";
+  }
+}
+
 }  // namespace
 
 Status check_output_dir(std::string_view flag, const std::string& dir) {
@@ -42,6 +54,24 @@ Status check_output_dir(std::string_view flag, const std::string& dir) {
     ancestor = ancestor.parent_path();
   if (!fs::is_directory(ancestor, ec)) return Error{prefix + ancestor.string() + " is not a directory"};
   return probe_writable(prefix, ancestor);
+}
+
+Status check_output_file(std::string_view flag, const std::string& file) {
+  const std::string prefix = std::string(flag) + " " + file + ": ";
+  if (file.empty()) return Error{std::string(flag) + ": empty path"};
+  std::error_code ec;
+  const fs::path path(file);
+  // lstat: a symbolic link at the name is refused, never followed (write_new_file's rule).
+  const fs::file_status at = fs::symlink_status(path, ec);
+  if (fs::is_directory(at)) return Error{prefix + "is a directory, not a file"};
+  if (fs::exists(at) && !fs::is_regular_file(at)) {
+    return Error{prefix + "refusing to replace " + kind_of(at.type()) + " (r3fuzz writes only regular files, each one new)"};
+  }
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::file_status where = fs::status(folder, ec);
+  if (!fs::exists(where)) return Error{prefix + "no such folder: " + folder.string()};
+  if (!fs::is_directory(where)) return Error{prefix + folder.string() + " is not a directory"};
+  return probe_writable(prefix, folder);
 }
 
 }  // namespace r3

@@ -10,6 +10,8 @@
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/output_dir.hpp"
+#include "fuzz/cli/refusal_groups.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -103,14 +105,47 @@ std::string outcome_text(Verdict verdict, Severity severity) {
   return std::string(to_string(verdict)) + (severity == Severity::none ? "" : " (" + std::string(to_string(severity)) + ")");
 }
 
-// 1 when a verdict differs from its file's "expect", or a file without one fails; 2 when a
-// file could not be replayed. A bad file is reported on stderr and the others still run, so
-// one broken file in a corpus hides nothing.
+// external_from_file_refusal()'s rule (fuzz/implementations/registry.cpp), told once for every
+// file it refused, each file then listed with the name it gave.
+constexpr std::string_view kExternalFromFilesRule =
+    "their expect.impl names an external command; r3fuzz runs commands only from its command line: pass --impl "
+    "with that name, or --allow-external-from-files, to run it";
+
+// Why implementation `name` cannot judge the case: the cause, without the file, so that one
+// cause met by many files is told once (RefusalGroups).
+std::string cannot_judge(const std::string& name, const Implementation& impl, const Case& c, Mode mode) {
+  if (!impl.serves(c.engine)) {
+    return name + " models another engine than the case's (" + std::string(to_string(c.engine)) + ")";
+  }
+  return name + " cannot be judged on this case in mode " + std::string(to_string(mode)) +
+         " (too large to run concretely)";
+}
+
+// What a file's "expect" says about `name` (docs/SECURITY.md, 'What "expect" means under
+// --impl'): the verdict it records for the implementation it names, and nothing about any
+// other. An implementation the file does not name must pass: a file can record a known bug of
+// its own implementation, never hide another's failure.
+const Expectation* expectation_for(const Case& c, const std::string& name) {
+  return c.expect && c.expect->impl == name ? &*c.expect : nullptr;
+}
+
+// 1 when a verdict differs from the "expect" of its implementation, or any other judged
+// implementation fails; 2 when a file could not be replayed. A bad file is reported on stderr
+// and the others still run, so one broken file in a corpus hides nothing.
 int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   auto input_error = [&](std::string message) {
     outcome.fail("replay", Error{std::move(message)});
     return 2;
   };
+  // Usage errors before the first case: a report that could not be written, or an --impl
+  // that is no implementation, is one error, not one per file after the campaign.
+  if (!f.junit.empty()) {
+    if (Status s = check_output_file("--junit", f.junit); !s.ok()) return input_error(s.error().message);
+  }
+  ImplementationCache cache;
+  for (const std::string& name : f.impls) {
+    if (const Result<const Implementation*> impl = cache.get(name); !impl.ok()) return input_error(impl.error().message);
+  }
   std::vector<std::string> bad;
   const std::vector<std::string> files = case_files(f.paths, bad);
   if (files.empty() && bad.empty()) return input_error("no case files (*.json) in " + f.paths.front());
@@ -123,7 +158,15 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     junit.cases.push_back({"r3fuzz.replay", message, std::nullopt, message, message + "\n"});
     bad.push_back(std::move(message));
   };
-  ImplementationCache cache;
+  // A cause shared by many files (an implementation of the other engine, an unknown
+  // expect.impl) is told once after the files, with each file it refused.
+  RefusalGroups cannot_run;
+  auto refuse = [&](const std::string& file, const std::string& cause) {
+    const std::string message = file + ": " + cause;
+    junit.cases.push_back({"r3fuzz.replay", message, std::nullopt, message, message + "\n"});
+    bad.push_back(message);
+    cannot_run.add(terminal_safe(cause), terminal_safe(file));
+  };
   int unexpected = 0, checked = 0;
   std::vector<std::string> refused;  // files whose expect.impl would start a program
   for (const std::string& file : files) {
@@ -150,43 +193,46 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     // Files are data, never commands (docs/SECURITY.md): a file's expect.impl that would start a
     // program runs only when the command line says so. The file is reported; the others still run.
     if (f.impls.empty() && c->expect && names_external_command(c->expect->impl) && !f.allow_external_from_files) {
-      refused.push_back(shown + ": " + terminal_safe(external_from_file_refusal(c->expect->impl)));
+      refused.push_back(shown + ": expect.impl \"" + terminal_safe(c->expect->impl) + "\"");
+      const std::string why = file + ": " + external_from_file_refusal(c->expect->impl);
+      junit.cases.push_back({"r3fuzz.replay", why, std::nullopt, why, why + "\n"});
       std::cout << shown << ": not run: needs --allow-external-from-files\n";
       continue;
     }
     for (const std::string& name : names) {
       const Result<const Implementation*> impl = cache.get(name);
       if (!impl.ok()) {
-        bad_file(file + ": " + impl.error().message);
+        refuse(file, impl.error().message);
         continue;
       }
       const std::optional<JudgeMode> how = choose_judge_mode(f.mode, **impl, *c);
       if (!how) {
-        bad_file(file + ": " + (!(*impl)->serves(c->engine)
-                                    ? name + " models another engine than the case's (" +
-                                          std::string(to_string(c->engine)) + ")"
-                                    : name + " cannot be judged on this case in mode " +
-                                          std::string(to_string(f.mode)) + " (too large to run concretely)"));
+        refuse(file, cannot_judge(name, **impl, *c, f.mode));
         continue;
       }
       const Judgement j = judge_case(**impl, *c, *step, *how);
       const std::string got = outcome_text(j.verdict, j.severity);
+      const Expectation* expect = expectation_for(*c, name);
       const int unexpected_before = unexpected;
       std::cout << shown << ": " << terminal_safe(name) << ": " << got;
       if (j.failed()) std::cout << " [" << terminal_safe(signature_of(j, *c).text()) << "]";
       std::cout << " (" << to_string(*how) << ")";
-      if (c->expect && c->expect->impl == name) {
+      if (expect) {
         ++checked;
-        const std::string want = outcome_text(c->expect->verdict, c->expect->severity);
+        const std::string want = outcome_text(expect->verdict, expect->severity);
         if (want == got) {
           std::cout << ": as expected";
         } else {
           ++unexpected;
           std::cout << ": UNEXPECTED, the file expects " << want;
         }
-      } else if (!c->expect && j.failed()) {
+      } else if (j.failed()) {
         ++unexpected;  // nothing says this failure is known: it is one
-        std::cout << ": FAILS, and the file has no \"expect\"";
+        if (c->expect) {
+          std::cout << ": FAILS, and the file's \"expect\" is for " << terminal_safe(c->expect->impl);
+        } else {
+          std::cout << ": FAILS, and the file has no \"expect\"";
+        }
       }
       std::cout << "\n";
       if (j.failed()) {
@@ -199,14 +245,13 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       tc.text = name + ": " + got + (j.failed() ? "\n" + j.detail : "") + "\nreplay: " + r3::replay_command(file) +
                 "\nexport: " + export_command_text(file) + "\n";
       if (unexpected > unexpected_before) {
-        tc.failure = c->expect && c->expect->impl == name ? got + ", the file expects " +
-                                                                outcome_text(c->expect->verdict, c->expect->severity)
-                                                          : got + ": " + j.detail;
+        tc.failure = expect ? got + ", the file expects " + outcome_text(expect->verdict, expect->severity)
+                            : got + ": " + j.detail;
       }
       junit.cases.push_back(std::move(tc));
     }
   }
-  for (const std::string& r : refused) junit.cases.push_back({"r3fuzz.replay", r, std::nullopt, r, r + "\n"});
+  for (const std::string& block : cannot_run.blocks()) std::cerr << "r3fuzz replay: " << block << "\n";
   if (!f.junit.empty()) {
     if (Status s = write_flag_file("--junit", f.junit, junit_xml(junit)); !s.ok()) return input_error(s.error().message);
   }
@@ -222,7 +267,9 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
               " could not be replayed (listed above)";
   }
   if (!refused.empty()) {
-    message += (message.empty() ? "" : "\n") + std::to_string(refused.size()) + " case file(s) not run:";
+    // The rule once, then each file and the name it gave.
+    message += (message.empty() ? "" : "\n") + std::to_string(refused.size()) + " case file(s) not run: " +
+               std::string(kExternalFromFilesRule) + ":";
     for (const std::string& r : refused) message += "\n  " + r;
   }
   if (!message.empty()) return input_error(message);

@@ -88,6 +88,9 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   o.mode = f.mode;
   o.out_dir = f.out;
   if (Status s = check_output_dir("--out", f.out); !s.ok()) return usage_error(s.error().message);
+  if (!f.junit.empty()) {
+    if (Status s = check_output_file("--junit", f.junit); !s.ok()) return usage_error(s.error().message);
+  }
   o.strict = f.strict;
   o.generator.profile = f.profile;
   if (f.metadata && f.profile != Profile::any) {
@@ -194,7 +197,8 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   add_out_option(*cmd, f->out,
                  "failing cases: one file per finding (finding-N-VERDICT.json) and one per unique signature "
                  "(default r3fuzz-out)");
-  cmd->add_option("--size", f->sizes, "size classes to generate, repeatable: tiny, small, production (default all)");
+  add_repeatable_option(*cmd, "--size", f->sizes,
+                        "a size class to generate, repeatable: tiny, small, production (default all)");
   add_profile_option(*cmd, f->profile, "default vllm");
   cmd->add_option("--jobs", f->jobs,
                   "worker threads judging cases (default: every core, " + std::to_string(f->jobs) +

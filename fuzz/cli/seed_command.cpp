@@ -121,6 +121,15 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
     return Error{"--log: metadata logs are vLLM's (num_tokens_across_dp, local_sizes); an SGLang deployment "
                  "seeds from its traffic only"};
   }
+  // Every case of a deployment is its engine's: a profile of the other engine is one cause, told
+  // once before any case is made (it was one identical line per case, 52 for the example).
+  if (a.profile && !covers(*a.profile, d.engine)) {
+    const std::string named = std::string(to_string(*a.profile));
+    return Error{"--profile " + named + ": every case of " + a.deployment + " is " +
+                 (d.engine == Engine::sglang ? "an sglang" : "a vllm") + " step, and profile " + named + " is " +
+                 std::string(to_string(engine_of(*a.profile))) +
+                 "'s (use a profile of the deployment's engine, or any)"};
+  }
   const Profile profile = a.profile.value_or(default_profile_of(d));
   R3_TRY(std::vector<Case> cases, cases_from_traffic(d));
   if (!a.log.empty()) {

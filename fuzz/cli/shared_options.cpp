@@ -33,12 +33,21 @@ CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set, std::s
 
 }  // namespace
 
+CLI::Option* one_value_per_use(CLI::Option* option) {
+  // The help says so too: CLI11 would print "TEXT ...", a list after one flag.
+  return option->allow_extra_args(false)->option_text(option->get_type_name() + " (one per use)");
+}
+
+CLI::Option* add_repeatable_option(CLI::App& cmd, std::string name, std::vector<std::string>& values, std::string help) {
+  return one_value_per_use(cmd.add_option(std::move(name), values, std::move(help)));
+}
+
 CLI::Option* add_impl_option(CLI::App& cmd, std::string& impl, std::string_view use) {
   return cmd.add_option("--impl", impl, impl_help(use));
 }
 
 CLI::Option* add_impl_option(CLI::App& cmd, std::vector<std::string>& impls, std::string_view use) {
-  return cmd.add_option("--impl", impls, impl_help(use));
+  return add_repeatable_option(cmd, "--impl", impls, impl_help(use));
 }
 
 CLI::Option* add_fault_option(CLI::App& cmd, std::string& fault, std::string_view use) {
@@ -46,7 +55,7 @@ CLI::Option* add_fault_option(CLI::App& cmd, std::string& fault, std::string_vie
 }
 
 CLI::Option* add_fault_option(CLI::App& cmd, std::vector<std::string>& faults, std::string_view use) {
-  return cmd.add_option("--fault", faults, help(kFaultHelp, use));
+  return add_repeatable_option(cmd, "--fault", faults, help(kFaultHelp, use));
 }
 
 CLI::Option* add_mode_option(CLI::App& cmd, Mode& mode, std::string_view use) {

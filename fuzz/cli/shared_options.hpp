@@ -33,11 +33,18 @@ inline constexpr std::string_view kProfileHelp =
     "sglang-miles (SGLang's RL branch), any (everything the case format allows, for both engines, CUDA-graph "
     "sizes above M included)";
 
-// --impl NAME (once), or --impl NAME... (repeatable). Known names are listed by the help.
+// A repeatable option: one value per use (--impl A --impl B), never the words after it, so
+// `replay --impl A x.json y.json` replays both files. CLI11 lets a vector option take every
+// following word; every command's repeatable option is made here, or passed through
+// one_value_per_use().
+CLI::Option* add_repeatable_option(CLI::App& cmd, std::string name, std::vector<std::string>& values, std::string help);
+CLI::Option* one_value_per_use(CLI::Option* option);
+
+// --impl NAME (once), or --impl NAME (repeatable, one name per use). Known names are listed by the help.
 CLI::Option* add_impl_option(CLI::App& cmd, std::string& impl, std::string_view use);
 CLI::Option* add_impl_option(CLI::App& cmd, std::vector<std::string>& impls, std::string_view use);
 
-// --fault FAULT (once), or --fault FAULT... (repeatable); checked against the table.
+// --fault FAULT (once), or --fault FAULT (repeatable, one per use); checked against the table.
 CLI::Option* add_fault_option(CLI::App& cmd, std::string& fault, std::string_view use);
 CLI::Option* add_fault_option(CLI::App& cmd, std::vector<std::string>& faults, std::string_view use);
 

@@ -60,6 +60,9 @@ std::string case_expecting(const std::string& impl) {
 const std::string kRefusal =
     R"(expect.impl "external:touch PWNED; echo hi" names an external command; r3fuzz runs commands only from its )"
     "command line: pass --impl with that name, or --allow-external-from-files, to run it";
+const std::string kReplayRefusal =
+    "their expect.impl names an external command; r3fuzz runs commands only from its command line: pass --impl "
+    "with that name, or --allow-external-from-files, to run it";
 
 TEST_F(HostileInput, Item1ReplayNeverRunsACommandNamedInAFile) {
   write("cases/a-pwn.json", case_expecting("external:touch PWNED; echo hi"));
@@ -67,7 +70,9 @@ TEST_F(HostileInput, Item1ReplayNeverRunsACommandNamedInAFile) {
   const Output o = run("replay cases");
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_FALSE(fs::exists(work_ / "PWNED")) << "the file's command ran";
-  EXPECT_EQ(o.err, "r3fuzz replay: 1 case file(s) not run:\n  cases/a-pwn.json: " + kRefusal + "\n");
+  // The rule once, then each file with the name it gave (tests/cli/one_cause_told_once_test.cpp).
+  EXPECT_EQ(o.err, "r3fuzz replay: 1 case file(s) not run: " + kReplayRefusal +
+                       ":\n  cases/a-pwn.json: expect.impl \"external:touch PWNED; echo hi\"\n");
   // The other file still ran.
   EXPECT_NE(o.out.find("cases/b-good.json: vllm-50874: pass (concrete): as expected"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("cases/a-pwn.json: not run: needs --allow-external-from-files"), std::string::npos) << o.out;
@@ -78,7 +83,7 @@ TEST_F(HostileInput, Item1EveryPrefixThatReachesAnExternalCommandIsRefused) {
     write("p.json", case_expecting(impl));
     const Output o = run("replay p.json");
     EXPECT_EQ(o.exit_code, 2) << impl << o.out << o.err;
-    EXPECT_NE(o.err.find("expect.impl \"" + impl + "\" names an external command"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(kReplayRefusal + ":\n  p.json: expect.impl \"" + impl + "\"\n"), std::string::npos) << o.err;
     EXPECT_FALSE(fs::exists(work_ / "PWNED")) << impl;
   }
 }

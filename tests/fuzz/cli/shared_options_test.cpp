@@ -23,6 +23,7 @@ struct App {
     add_run_command(app, outcome);
     add_replay_command(app, outcome);
     add_shrink_command(app, outcome);
+    add_export_command(app, outcome);
   }
 };
 
@@ -82,6 +83,40 @@ TEST(SharedOptions, ExhaustConcreteIsTheSameAsModeConcrete) {
   CLI::App* exhaust = a.app.get_subcommand("exhaust");
   EXPECT_EQ(exhaust->get_option("--concrete")->get_description(), "the same as --mode concrete");
   EXPECT_THROW(a.app.parse("exhaust --mode symbolic --concrete", false), CLI::ExcludesError);
+}
+
+// A repeatable option takes one value per use: the words after it go to the positionals.
+TEST(SharedOptions, ARepeatableOptionTakesOneValuePerUse) {
+  CLI::App app;
+  std::vector<std::string> impls, files;
+  add_impl_option(app, impls, "");
+  app.add_option("files", files);
+  app.parse("--impl r3-fixed a.json b.json", false);
+  EXPECT_EQ(impls, std::vector<std::string>{"r3-fixed"});
+  EXPECT_EQ(files, (std::vector<std::string>{"a.json", "b.json"}));
+  impls.clear();
+  files.clear();
+  app.parse("--impl A x.json --impl B y.json", false);
+  EXPECT_EQ(impls, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(files, (std::vector<std::string>{"x.json", "y.json"}));
+}
+
+// The class, not the instances: no option of any command swallows the words after it, so a
+// vector option added later without add_repeatable_option() fails here.
+TEST(SharedOptions, NoOptionOfAnyCommandTakesTheWordsAfterIt) {
+  App a;
+  int commands = 0, options = 0;
+  for (const CLI::App* cmd : a.app.get_subcommands([](const CLI::App*) { return true; })) {
+    ++commands;
+    for (const CLI::Option* option : cmd->get_options()) {
+      if (option->get_positional()) continue;
+      ++options;
+      EXPECT_FALSE(option->get_allow_extra_args()) << cmd->get_name() << " " << option->get_name();
+      EXPECT_LE(option->get_type_size_max(), 1) << cmd->get_name() << " " << option->get_name();
+    }
+  }
+  EXPECT_EQ(commands, 8);
+  EXPECT_GT(options, 40);
 }
 
 }  // namespace
