@@ -1,6 +1,7 @@
 #include "fuzz/seed/int_list.hpp"
 
 #include <climits>
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 
