@@ -12,8 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
-#include <sstream>
+#include <unordered_set>
 
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
@@ -131,33 +130,40 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
                  "'s (use a profile of the deployment's engine, or any)"};
   }
   const Profile profile = a.profile.value_or(default_profile_of(d));
-  R3_TRY(std::vector<Case> cases, cases_from_traffic(d));
+  std::string log;  // read before anything is written: a bad --log writes nothing
   if (!a.log.empty()) {
-    Result<std::string> log = read_input_file(a.log);
-    if (!log) return Error{"--log " + log.error().message};
-    std::vector<std::string> line_errors;
-    for (Case& c : cases_from_metadata_log(d, *log, line_errors)) cases.push_back(std::move(c));
-    for (const std::string& e : line_errors) errors.push_back(a.log + ": " + e);
+    Result<std::string> text = read_input_file(a.log);
+    if (!text) return Error{"--log " + text.error().message};
+    log = std::move(*text);
   }
-  std::set<std::string> seen;
+  // Cases are deduplicated as they are made, by the hash their file is named after, and only
+  // new ones are written: memory holds one case and 8 bytes per case written, never the cases.
+  std::unordered_set<uint64_t> seen;
+  std::vector<std::string> fit_errors;
   int written = 0;
-  for (Case& found : cases) {
+  auto offer = [&](Case found) -> Status {
     Result<Case> fitted = seed_in_profile(std::move(found), profile);
     if (!fitted.ok()) {
-      errors.push_back(a.deployment + ": a case " + fitted.error().message);
-      continue;
+      fit_errors.push_back(a.deployment + ": a case " + fitted.error().message);
+      return ok_status();
     }
     Case& c = *fitted;
     R3_TRY(const fs::path file, output_path_inside(a.out, seed_file_name(d.name, c)));
-    if (!seen.insert(canonical_key(c)).second || fs::exists(file)) {
+    if (!seen.insert(canonical_hash(c)).second || fs::exists(file)) {
       ++duplicates;
-      continue;
+      return ok_status();
     }
     c.note += note;  // "" or "metadata log line N; ", then the deployment's note
     R3_TRY_STATUS(write_case_file(file.string(), c));
-    c.note.clear();
     ++written;
-  }
+    return ok_status();
+  };
+  R3_TRY_STATUS(for_each_traffic_case(d, offer));
+  std::vector<std::string> line_errors;
+  R3_TRY_STATUS(for_each_log_case(d, log, line_errors, offer));
+  // As before cases were made one at a time: the log's lines first, then the cases refused.
+  for (const std::string& e : line_errors) errors.push_back(a.log + ": " + e);
+  for (std::string& e : fit_errors) errors.push_back(std::move(e));
   return written;
 }
 

@@ -1,7 +1,5 @@
 #include "fuzz/exhaust/case_space.hpp"
 
-#include "fuzz/exhaust/compositions.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -12,8 +10,6 @@
 
 namespace r3 {
 namespace {
-
-using exhaust::compositions;
 
 constexpr int kMaxMicrobatches = 4;
 
@@ -28,62 +24,48 @@ std::vector<Path> paths(const Topology& t) {
   return {Path::gathered, t.sp ? Path::sp_shard : Path::local};
 }
 
-// a * b + c, saturating at INT64_MAX (the counts of huge bounds only need to be "too many").
-int64_t saturating_add_product(int64_t c, int64_t a, int64_t b) {
-  int64_t product = 0, sum = 0;
-  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(c, product, &sum))
-    return std::numeric_limits<int64_t>::max();
-  return sum;
+bool wanted(const ExhaustBounds& b, Engine e) { return covers(b.profile, e) && (!b.engine || *b.engine == e); }
+
+// Every unit's shape (its counts left empty) in the order of the space: vLLM's, then SGLang's.
+std::vector<CaseUnit> unit_shapes(const ExhaustBounds& b) {
+  std::vector<CaseUnit> shapes;
+  if (wanted(b, Engine::vllm)) {
+    for (int dp = 1; dp <= b.max_dp; ++dp)
+      for (int tp = 1; tp <= b.max_tp; ++tp)
+        for (const Topology& topology : topologies(dp, tp)) shapes.push_back({topology, {}, std::nullopt});
+  }
+  if (wanted(b, Engine::sglang)) {
+    for (SglangUnit& u : sglang_unit_shapes(b)) shapes.push_back({{}, {}, std::move(u)});
+  }
+  return shapes;
 }
 
-// Token vectors of length `dp` with every entry in 0..cap and a sum of at most `total`.
-int64_t vectors_up_to(int dp, int64_t total, int64_t cap) {
-  if (cap < 0) return 0;
-  std::vector<int64_t> ways(static_cast<size_t>(total + 1), 0);  // ways[s]: vectors so far summing to s
-  ways[0] = 1;
-  for (int d = 0; d < dp; ++d) {
-    std::vector<int64_t> next(ways.size(), 0);
-    for (int64_t s = 0; s <= total; ++s)
-      for (int64_t v = 0; v <= cap && s + v <= total; ++v)
-        next[static_cast<size_t>(s + v)] = saturating_add_product(next[static_cast<size_t>(s + v)], ways[static_cast<size_t>(s)], 1);
-    ways = std::move(next);
-  }
-  int64_t count = 0;
-  for (int64_t w : ways) count = saturating_add_product(count, w, 1);
-  return count;
-}
+int dp_of(const CaseUnit& u) { return u.sglang ? u.sglang->dp : u.topology.dp; }
 
 }  // namespace
 
 SpaceSize count_space(const ExhaustBounds& bounds) {
-  // Counted over the whole space (profile any), where a unit's cases depend on its largest token
-  // count alone; a profile's space is a subset, so this is its upper bound.
+  // Counted over the whole space (profile any), where a unit's cases depend on its largest count
+  // alone; a profile's space is a subset, so this is its upper bound.
   ExhaustBounds b = bounds;
   b.profile = Profile::any;
+  const int64_t most_counted = std::min(b.max_tokens, b.max_m);
+  // by_largest[dp][m]: the count vectors of dp ranks whose largest entry is m (shared by shapes).
+  std::vector<std::vector<int64_t>> by_largest(static_cast<size_t>(b.max_dp + 1));
+  for (int dp = 1; dp <= b.max_dp; ++dp) by_largest[static_cast<size_t>(dp)] = exhaust::count_vectors_by_largest(dp, b.max_tokens, b.max_m);
   SpaceSize size;
-  const auto wanted = [&](Engine e) { return covers(bounds.profile, e) && (!bounds.engine || *bounds.engine == e); };
-  if (wanted(Engine::sglang)) {
-    // SGLang's units are few at bounds the search can afford: each is expanded and counted.
-    for (const SglangUnit& u : enumerate_sglang_units(b)) {
-      size.units = saturating_add_product(size.units, 1, 1);
-      size.cases = saturating_add_product(size.cases, for_each_sglang_case(u, b, [](const Case&) { return true; }), 1);
-    }
-    if (!wanted(Engine::vllm)) return size;
-  }
-  for (int dp = 1; dp <= b.max_dp; ++dp) {
-    for (int tp = 1; tp <= b.max_tp; ++tp) {
-      for (const Topology& topology : topologies(dp, tp)) {
-        for (int64_t most = 0; most <= std::min(b.max_tokens, b.max_m); ++most) {
-          // Units whose largest token count is `most`.
-          const int64_t units = vectors_up_to(dp, b.max_tokens, most) - vectors_up_to(dp, b.max_tokens, most - 1);
-          if (units == 0) continue;
-          CaseUnit unit{topology, std::vector<int64_t>(static_cast<size_t>(dp), 0), std::nullopt};
-          unit.tokens[0] = most;
-          const int64_t cases = for_each_case(unit, b, [](const Case&) { return true; });
-          size.units = saturating_add_product(size.units, units, 1);
-          size.cases = saturating_add_product(size.cases, units, cases);
-        }
-      }
+  for (CaseUnit unit : unit_shapes(bounds)) {
+    const int dp = dp_of(unit);
+    for (int64_t most = 0; most <= most_counted; ++most) {
+      const int64_t units = by_largest[static_cast<size_t>(dp)][static_cast<size_t>(most)];
+      if (units == 0) continue;
+      // One unit of those: its largest count first, the others idle.
+      std::vector<int64_t>& counts = unit.sglang ? unit.sglang->counts : unit.tokens;
+      counts.assign(static_cast<size_t>(dp), 0);
+      counts[0] = most;
+      const int64_t cases = unit.sglang ? count_sglang_cases(*unit.sglang, b) : for_each_case(unit, b, [](const Case&) { return true; });
+      size.units = exhaust::saturating_add_product(size.units, units, 1);
+      size.cases = exhaust::saturating_add_product(size.cases, units, cases);
     }
   }
   return size;
@@ -103,31 +85,29 @@ Padding padding_variant(int index, int64_t max_num_tokens) {
   }
 }
 
+UnitStream::UnitStream(const ExhaustBounds& bounds) : bounds_(bounds), shapes_(unit_shapes(bounds)) {}
+
+bool UnitStream::next(CaseUnit& unit) {
+  while (shape_ < shapes_.size()) {
+    const CaseUnit& shape = shapes_[shape_];
+    if (!counts_) counts_.emplace(dp_of(shape), bounds_.max_tokens, bounds_.max_m);
+    if (counts_->done()) {
+      counts_.reset();
+      ++shape_;
+      continue;
+    }
+    unit = shape;
+    (unit.sglang ? unit.sglang->counts : unit.tokens) = **counts_;
+    counts_->next();
+    return true;
+  }
+  return false;
+}
+
 std::vector<CaseUnit> enumerate_units(const ExhaustBounds& b) {
   std::vector<CaseUnit> units;
-  const auto wanted = [&](Engine e) { return covers(b.profile, e) && (!b.engine || *b.engine == e); };
-  auto add_sglang = [&] {
-    if (!wanted(Engine::sglang)) return;
-    for (SglangUnit& u : enumerate_sglang_units(b)) units.push_back({{}, {}, std::move(u)});
-  };
-  if (!wanted(Engine::vllm)) {
-    add_sglang();
-    return units;
-  }
-  std::vector<int64_t> prefix;
-  std::vector<std::vector<int64_t>> vectors;
-  for (int dp = 1; dp <= b.max_dp; ++dp) {
-    for (int tp = 1; tp <= b.max_tp; ++tp) {
-      for (const Topology& topology : topologies(dp, tp)) {
-        for (int64_t sum = 0; sum <= b.max_tokens; ++sum) {
-          vectors.clear();
-          compositions(dp, sum, b.max_m, prefix, vectors);
-          for (auto& tokens : vectors) units.push_back({topology, std::move(tokens), std::nullopt});
-        }
-      }
-    }
-  }
-  add_sglang();
+  UnitStream stream(b);
+  for (CaseUnit unit; stream.next(unit);) units.push_back(unit);
   return units;
 }
 

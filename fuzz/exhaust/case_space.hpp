@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fuzz/exhaust/bounds.hpp"
+#include "fuzz/exhaust/compositions.hpp"
 #include "fuzz/exhaust/sglang_space.hpp"
 #include "reference/case.hpp"
 
@@ -37,14 +38,30 @@ struct CaseUnit {
   std::optional<SglangUnit> sglang;  // an SGLang unit (sglang_space.hpp): the fields above unused
 };
 
-// Every unit within the bounds, in the order above. Holds them all: count first (below).
+// The units within the bounds, in the order above, made one at a time: memory does not grow
+// with the space, whatever the bounds (count_space() says how many come).
+class UnitStream {
+ public:
+  explicit UnitStream(const ExhaustBounds& bounds);
+  // The next unit into `unit`; false when every unit has come.
+  bool next(CaseUnit& unit);
+
+ private:
+  const ExhaustBounds bounds_;
+  std::vector<CaseUnit> shapes_;  // one per (topology, or SGLang's D, T, a2a, forward), counts empty
+  size_t shape_ = 0;
+  std::optional<exhaust::CountVectors> counts_;  // the current shape's
+};
+
+// Every unit at once, in the same order: for small bounds (tests).
 std::vector<CaseUnit> enumerate_units(const ExhaustBounds& bounds);
 
 // How many units and cases (valid or not) the bounds enumerate, computed without listing them:
-// a unit's case count depends only on its topology and its largest token count, so units are
-// counted by that (a small dynamic programme) and one unit of each kind is expanded. Exact for
-// profile any; for a vLLM profile, whose cases are a subset, an upper bound (its filters depend
-// on every token count). Saturates at INT64_MAX.
+// a unit's case count depends only on its topology (SGLang: D, T, a2a, forward) and its largest
+// count, so units are counted by that (a small dynamic programme) and one unit of each kind is
+// counted (for_each_case, count_sglang_cases). Exact for profile any; for a profile, whose cases
+// are a subset, an upper bound (vLLM's filters depend on every token count). Allocates nothing
+// that grows with the space. Saturates at INT64_MAX.
 struct SpaceSize {
   int64_t units = 0;
   int64_t cases = 0;

@@ -6,6 +6,9 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -25,22 +28,27 @@ struct Found {
 };
 
 struct UnitTally {
+  int64_t unit = 0;  // its index in the space's order
   int64_t checked = 0;
   int64_t invalid = 0;
 };
 
-// Shared by the workers. Units are handed out by an atomic counter; a unit after the best
-// counterexample so far is skipped, since it cannot hold a smaller one. Every unit before the
-// final best is therefore checked whole, which makes the result independent of timing.
+// Shared by the workers. Units are made one at a time by the stream, each with its index in the
+// space's order; once a counterexample is found, a worker that draws a later unit stops, since
+// neither it nor any unit after it can hold a smaller one. Every unit before the final best is
+// therefore checked whole, which makes the result independent of timing. Nothing but the
+// per-unit tallies (24 bytes a unit, each worker its own) grows with the space.
 struct SearchState {
-  const std::vector<CaseUnit>& units;
   const ExhaustBounds& bounds;
   const CaseCheck& check;
-  std::vector<UnitTally> tally;
-  std::atomic<int64_t> next_unit{0};
+  std::mutex stream_mutex;  // guards stream and units_drawn
+  UnitStream stream;
+  int64_t units_drawn = 0;
   std::atomic<int64_t> best_unit{kNone};
   std::atomic<int64_t> cases_done{0};
   std::atomic<int64_t> units_done{0};
+
+  SearchState(const ExhaustBounds& b, const CaseCheck& c) : bounds(b), check(c), stream(b) {}
 
   void lower_best(int64_t unit) {
     int64_t seen = best_unit.load();
@@ -48,14 +56,23 @@ struct SearchState {
     }
   }
 
-  void work(Found& found) {
-    for (;;) {
-      const int64_t u = next_unit.fetch_add(1);
-      if (u >= static_cast<int64_t>(units.size())) return;
-      if (u > best_unit.load()) continue;
-      UnitTally& t = tally[static_cast<size_t>(u)];
+  // The next unit and its index; false when none is left.
+  bool draw(CaseUnit& unit, int64_t& u) {
+    std::lock_guard lock(stream_mutex);
+    if (!stream.next(unit)) return false;
+    u = units_drawn++;
+    return true;
+  }
+
+  // `tally` gets one entry per unit checked, in increasing unit order.
+  void work(Found& found, std::vector<UnitTally>& tally) {
+    CaseUnit unit;
+    int64_t u = 0;
+    while (draw(unit, u)) {
+      if (u > best_unit.load()) return;
+      UnitTally& t = tally.emplace_back(UnitTally{u, 0, 0});
       int64_t position = 0;
-      for_each_case(units[static_cast<size_t>(u)], bounds, [&](const Case& c) {
+      for_each_case(unit, bounds, [&](const Case& c) {
         if (!validate(c).ok()) return ++t.invalid, true;
         auto step = derive_step(c);
         if (!step.ok()) return ++t.invalid, true;
@@ -77,41 +94,61 @@ struct SearchState {
 }  // namespace
 
 ExhaustReport exhaust_search(const ExhaustBounds& bounds, const CaseCheck& check, const ExhaustOptions& options) {
-  const std::vector<CaseUnit> units = enumerate_units(bounds);
-  SearchState state{units, bounds, check, std::vector<UnitTally>(units.size())};
+  const int64_t units = count_space(bounds).units;  // for the progress line
+  SearchState state(bounds, check);
   const int jobs = std::max(1, options.jobs);
   std::vector<Found> found(static_cast<size_t>(jobs));
+  std::vector<std::vector<UnitTally>> tallies(static_cast<size_t>(jobs));
   std::mutex mutex;
   std::condition_variable finished;
   int running = jobs;
   std::vector<std::thread> workers;
-  for (int i = 0; i < jobs; ++i) {
-    workers.emplace_back([&, i] {
-      state.work(found[static_cast<size_t>(i)]);
+  workers.reserve(static_cast<size_t>(jobs));
+  std::optional<std::string> refused;
+  for (int i = 0; i < jobs && !refused; ++i) {
+    try {
+      workers.emplace_back([&, i] {
+        state.work(found[static_cast<size_t>(i)], tallies[static_cast<size_t>(i)]);
+        std::lock_guard lock(mutex);
+        --running;
+        finished.notify_one();
+      });
+    } catch (const std::system_error& e) {
+      // The system gives no more threads (a cap on address space holds ~500 stacks in 4 GB): the
+      // started ones do the work, with the same result, since it does not depend on their number.
+      refused = e.what();
       std::lock_guard lock(mutex);
-      --running;
-      finished.notify_one();
-    });
+      running -= jobs - i;
+    }
+  }
+  if (workers.empty()) {
+    state.work(found[0], tallies[0]);  // not even one: the calling thread searches
+    running = 0;
   }
   {
     std::unique_lock lock(mutex);
     while (running > 0) {
       finished.wait_for(lock, std::chrono::milliseconds(200));
       if (options.progress && running > 0) {
-        options.progress({state.cases_done.load(), state.units_done.load(), static_cast<int64_t>(units.size())});
+        options.progress({state.cases_done.load(), state.units_done.load(), units});
       }
     }
   }
   for (auto& w : workers) w.join();
 
   ExhaustReport report;
+  report.jobs = std::max<int>(1, static_cast<int>(workers.size()));
+  report.threads_refused = refused;
   const Found* best = nullptr;
   for (const Found& f : found)
     if (f.unit != kNone && (!best || f.unit < best->unit)) best = &f;
-  const int64_t last_unit = best ? best->unit : static_cast<int64_t>(units.size());
-  for (int64_t u = 0; u < last_unit; ++u) {
-    report.cases += state.tally[static_cast<size_t>(u)].checked;
-    report.invalid += state.tally[static_cast<size_t>(u)].invalid;
+  const int64_t last_unit = best ? best->unit : kNone;
+  for (const std::vector<UnitTally>& tally : tallies) {
+    for (const UnitTally& t : tally) {
+      if (t.unit >= last_unit) break;  // each worker's units come in increasing order
+      report.cases += t.checked;
+      report.invalid += t.invalid;
+    }
   }
   if (best) {
     report.counterexample = Counterexample{best->c, best->detail, report.cases + best->position_in_unit};

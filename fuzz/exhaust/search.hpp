@@ -28,6 +28,10 @@ struct ExhaustReport {
   int64_t cases = 0;     // cases checked: all of them, or up to and including the counterexample
   int64_t invalid = 0;   // enumerated combinations validate() refused (not checked, not counted)
   std::optional<Counterexample> counterexample;
+  // The worker threads it ran on: options.jobs, or fewer when the system refused to start more
+  // (its words in threads_refused). The result is the same for any number.
+  int jobs = 0;
+  std::optional<std::string> threads_refused;
 };
 
 struct ExhaustProgress {
@@ -37,7 +41,7 @@ struct ExhaustProgress {
 };
 
 struct ExhaustOptions {
-  int jobs = 1;
+  int jobs = 1;  // worker threads asked for; ExhaustReport::jobs says how many ran
   // Called about five times a second from the calling thread while workers run; may be empty.
   std::function<void(const ExhaustProgress&)> progress;
 };

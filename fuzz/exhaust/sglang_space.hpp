@@ -26,11 +26,22 @@ struct SglangUnit {
   std::vector<int64_t> counts;  // tokens (extend) or requests per DP rank
 };
 
+// Every (D, T, a2a, forward) in order, counts left empty: each expands into the count vectors of
+// its D (compositions.hpp, CountVectors), as case_space.hpp's UnitStream does.
+std::vector<SglangUnit> sglang_unit_shapes(const ExhaustBounds& bounds);
+
+// Every unit at once, in order: for small bounds (tests).
 std::vector<SglangUnit> enumerate_sglang_units(const ExhaustBounds& bounds);
 
 // Calls `visit` on each case of the unit inside bounds.profile, in order, until it returns
 // false; returns the number visited.
 int64_t for_each_sglang_case(const SglangUnit& unit, const ExhaustBounds& bounds,
                              const std::function<bool(const Case&)>& visit);
+
+// What for_each_sglang_case() returns for `unit` with a visitor that never stops, computed from
+// the sizes its counts fit and the knobs at one of them instead of visiting every case: sixteen
+// validations, where visiting all takes up to 16,896 at --max-m 32 (count_space() counts each
+// kind of unit this way).
+int64_t count_sglang_cases(const SglangUnit& unit, const ExhaustBounds& bounds);
 
 }  // namespace r3

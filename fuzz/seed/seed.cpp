@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,8 @@
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/strict_json.hpp"
+#include "fuzz/seed/int_list.hpp"
+#include "fuzz/seed/traffic.hpp"
 #include "reference/limits.hpp"
 #include "reference/layout.hpp"
 #include "reference/profile.hpp"
@@ -33,32 +34,18 @@ std::vector<int64_t> vllm_default_capture_sizes() {
   return sizes;
 }
 
-Result<std::vector<int64_t>> int_list(const json& v, const std::string& name) {
-  if (!v.is_array()) return Error{name + ": expected a list of integers"};
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_number_integer()) return Error{name + "[" + std::to_string(i) + "]: expected an integer"};
-    // get<int64_t>() of 2^64-1 is -1: a message would then quote a number the file never held.
-    if (v[i].is_number_unsigned() && v[i].get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return Error{name + "[" + std::to_string(i) + "]: " + std::to_string(v[i].get<uint64_t>()) +
-                   " is out of range for a 64-bit integer"};
-    }
-    out.push_back(v[i].get<int64_t>());
-  }
-  return out;
-}
-
 Status read_traffic(const json& t, Deployment& d) {
   if (!t.is_object()) return Error{"traffic: expected an object with decode_batches and/or prefill_lengths"};
   for (const auto& item : t.items()) {
     if (item.key() == "decode_batches") {
-      R3_TRY(auto range, int_list(item.value(), "traffic.decode_batches"));
+      R3_TRY(auto range, int_list(item.value(), "traffic.decode_batches", 2, "(expected [lo, hi])"));
       if (range.size() != 2 || range[0] < 0 || range[0] > range[1]) {
         return Error{"traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi"};
       }
       d.decode_batches = std::pair{range[0], range[1]};
     } else if (item.key() == "prefill_lengths") {
-      R3_TRY(d.prefill_lengths, int_list(item.value(), "traffic.prefill_lengths"));
+      R3_TRY(d.prefill_lengths,
+             int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
     } else {
       return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: decode_batches, prefill_lengths)"};
     }
@@ -72,13 +59,6 @@ Case with_tokens(const Deployment& d, std::vector<int64_t> tokens, bool cudagrap
   c.tokens = std::move(tokens);  // within [0, M]: deployment_from_json_text() refuses traffic beyond M
   if (cudagraph && !d.cudagraph_sizes.empty()) c.padding = Padding{PaddingMode::cudagraph, d.cudagraph_sizes};
   return c;
-}
-
-// Rank 0 holds `most` requests; the others fewer, spread deterministically (some idle).
-std::vector<int64_t> decode_tokens(int dp, int64_t most) {
-  std::vector<int64_t> tokens(static_cast<size_t>(dp));
-  for (int r = 0; r < dp; ++r) tokens[static_cast<size_t>(r)] = r == 0 ? most : (most * ((r * 5) % 8)) / 8;
-  return tokens;
 }
 
 std::string log_error(size_t line, const std::string& what) { return "line " + std::to_string(line) + ": " + what; }
@@ -111,7 +91,9 @@ std::optional<std::string> check_log_metadata(const Deployment& d, const std::ve
   return std::nullopt;
 }
 
-Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
+// The lists are bounded by what any deployment can hold (one count per DP rank; one local size
+// per rank of dp*tp), before check_log_metadata() compares them with this deployment's.
+Result<Case> case_from_log_line(const Deployment& d, std::string_view line) {
   R3_TRY(const json doc, parse_json_strictly(line));
   if (!doc.is_object()) return Error{"not a JSON object"};
   std::optional<std::vector<int64_t>> n;
@@ -119,13 +101,16 @@ Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
   std::optional<std::vector<int64_t>> local_sizes;
   for (const auto& item : doc.items()) {
     if (item.key() == "num_tokens_across_dp") {
-      R3_TRY(n, int_list(item.value(), "num_tokens_across_dp"));
+      R3_TRY(n, int_list(item.value(), "num_tokens_across_dp", limits::kMaxDp, "(one count per DP rank)"));
     } else if (item.key() == "local_sizes") {
       local_given = true;
       if (!item.value().is_null()) {
-        R3_TRY(local_sizes, int_list(item.value(), "local_sizes"));
+        R3_TRY(local_sizes, int_list(item.value(), "local_sizes", limits::kMaxMetadataEntries, "(one per rank of dp*tp)"));
       }
-    } else if (item.key() != "step") {
+    } else if (item.key() == "step") {
+      // Only a label; it sizes nothing, but a step is still a count.
+      R3_TRY_STATUS(bounded_int(item.value(), "step", 0, INT64_MAX));
+    } else {
       return Error{"unknown key \"" + item.key() + "\" (allowed: step, num_tokens_across_dp, local_sizes)"};
     }
   }
@@ -135,6 +120,13 @@ Result<Case> case_from_log_line(const Deployment& d, const std::string& line) {
   c.metadata = MetadataOverride{n, local_given, local_sizes};
   R3_TRY_STATUS(validate(c));
   return c;
+}
+
+// What generate_traffic() makes of a vLLM deployment: one decode step per target, two prefill
+// steps per length.
+TrafficSize vllm_traffic_size(const Deployment& d) {
+  const size_t decode = d.decode_batches ? decode_targets(*d.decode_batches, d.cudagraph_sizes).size() : 0;
+  return {static_cast<int64_t>(decode), 2 * static_cast<int64_t>(d.prefill_lengths.size())};
 }
 
 Status read_label(const std::string& key, const json& v, Deployment& d) {
@@ -199,7 +191,7 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
       if (v == "vllm-default") {
         d.cudagraph_sizes = vllm_default_capture_sizes();
       } else {
-        R3_TRY(d.cudagraph_sizes, int_list(v, "cudagraph"));
+        R3_TRY(d.cudagraph_sizes, int_list(v, "cudagraph", limits::kMaxCudagraphSizes));
         if (d.cudagraph_sizes.empty()) return Error{"cudagraph: empty; give capture sizes, or leave the key out for no CUDA graphs"};
       }
     } else if (key == "traffic") {
@@ -242,6 +234,7 @@ Result<Deployment> deployment_from_json_text(std::string_view text) {
     probe.padding = Padding{PaddingMode::cudagraph, d.cudagraph_sizes};
     if (auto s = validate(probe); !s) return Error{"cudagraph: " + s.error().message};
   }
+  R3_TRY_STATUS(check_traffic_size(vllm_traffic_size(d)));
   return d;
 }
 
@@ -268,51 +261,90 @@ Case deployment_case(const Deployment& d) {
   return c;
 }
 
-Result<std::vector<Case>> cases_from_traffic(const Deployment& d) {
-  if (d.sglang) {
-    auto cases = sglang_traffic_cases(*d.sglang);
-    if (!cases) return Error{d.name + ": " + cases.error().message};
-    return cases;
-  }
-  std::vector<Case> cases;
+namespace {
+
+// The traffic's cases in order, each handed to `emit` until it returns false; not validated
+// (for_each_traffic_case does that).
+void generate_traffic(const Deployment& d, const std::function<bool(Case)>& emit) {
+  if (d.sglang) return generate_sglang_traffic(*d.sglang, emit);
+  const size_t dp = static_cast<size_t>(d.topology.dp);
   if (d.decode_batches) {
-    const auto [lo, hi] = *d.decode_batches;
-    std::set<int64_t> targets = {lo, hi};
-    for (int64_t s : d.cudagraph_sizes) {
-      for (int64_t t : {s - 1, s, s + 1}) {
-        if (t >= lo && t <= hi) targets.insert(t);
-      }
-    }
-    for (int64_t t : targets) cases.push_back(with_tokens(d, decode_tokens(d.topology.dp, t), true));
+    for (int64_t t : decode_targets(*d.decode_batches, d.cudagraph_sizes))
+      if (!emit(with_tokens(d, spread_over_ranks(d.topology.dp, t), true))) return;
   }
   for (int64_t length : d.prefill_lengths) {
-    cases.push_back(with_tokens(d, std::vector<int64_t>(static_cast<size_t>(d.topology.dp), length), false));
-    std::vector<int64_t> short_last(static_cast<size_t>(d.topology.dp), length);
+    std::vector<int64_t> short_last(dp, length);
     short_last.back() = std::max<int64_t>(0, length - 1);
-    cases.push_back(with_tokens(d, short_last, false));
+    if (!emit(with_tokens(d, std::vector<int64_t>(dp, length), false))) return;
+    if (!emit(with_tokens(d, std::move(short_last), false))) return;
   }
-  for (const Case& c : cases) {
-    if (auto s = validate(c); !s) return Error{d.name + ": a traffic case is invalid: " + s.error().message};
+}
+
+// The lines of `log` as std::getline() splits them, with their numbers from 1.
+void for_each_line(std::string_view log, const std::function<bool(size_t, std::string_view)>& visit) {
+  size_t number = 0;
+  for (size_t at = 0; at < log.size();) {
+    const size_t end = std::min(log.find('\n', at), log.size());
+    if (!visit(++number, log.substr(at, end - at))) return;
+    at = end + 1;
   }
+}
+
+}  // namespace
+
+int64_t count_traffic_cases(const Deployment& d) {
+  return (d.sglang ? sglang_traffic_size(*d.sglang) : vllm_traffic_size(d)).total();
+}
+
+Status for_each_traffic_case(const Deployment& d, const std::function<Status(Case)>& visit) {
+  // Every case is checked before the first is visited: a deployment with an invalid case seeds
+  // nothing. Making them twice costs little; holding them all would cost their whole size.
+  std::optional<Error> invalid;
+  generate_traffic(d, [&](Case c) {
+    if (auto s = validate(c); !s) invalid = Error{d.name + ": a traffic case is invalid: " + s.error().message};
+    return !invalid;
+  });
+  if (invalid) return *invalid;
+  Status status = ok_status();
+  generate_traffic(d, [&](Case c) {
+    status = visit(std::move(c));
+    return status.ok();
+  });
+  return status;
+}
+
+Result<std::vector<Case>> cases_from_traffic(const Deployment& d) {
+  std::vector<Case> cases;
+  R3_TRY_STATUS(for_each_traffic_case(d, [&](Case c) {
+    cases.push_back(std::move(c));
+    return ok_status();
+  }));
   return cases;
+}
+
+Status for_each_log_case(const Deployment& d, std::string_view log, std::vector<std::string>& errors,
+                         const std::function<Status(Case)>& visit) {
+  Status status = ok_status();
+  for_each_line(log, [&](size_t number, std::string_view line) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+    auto c = case_from_log_line(d, line);
+    if (!c) {
+      errors.push_back(log_error(number, c.error().message));
+      return true;
+    }
+    c->note = "metadata log line " + std::to_string(number) + "; " + d.note;
+    status = visit(std::move(*c));
+    return status.ok();
+  });
+  return status;
 }
 
 std::vector<Case> cases_from_metadata_log(const Deployment& d, std::string_view log, std::vector<std::string>& errors) {
   std::vector<Case> cases;
-  std::istringstream in{std::string(log)};
-  std::string line;
-  size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto c = case_from_log_line(d, line);
-    if (!c) {
-      errors.push_back(log_error(number, c.error().message));
-      continue;
-    }
-    c->note = "metadata log line " + std::to_string(number) + "; " + d.note;
-    cases.push_back(std::move(*c));
-  }
+  (void)for_each_log_case(d, log, errors, [&](Case c) {
+    cases.push_back(std::move(c));
+    return ok_status();
+  });
   return cases;
 }
 
@@ -324,11 +356,15 @@ std::string canonical_key(const Case& c) {
   return {bytes.begin(), bytes.end()};
 }
 
-std::string seed_file_name(const std::string& name, const Case& c) {
+uint64_t canonical_hash(const Case& c) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char b : canonical_key(c)) h = (h ^ b) * 1099511628211ull;
+  return h;
+}
+
+std::string seed_file_name(const std::string& name, const Case& c) {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(canonical_hash(c)));
   return name + "-" + hex + ".json";
 }
 

@@ -3,12 +3,15 @@
 #include "fuzz/seed/sglang_deployment.hpp"
 
 #include <algorithm>
-#include <set>
+#include <limits>
+#include <span>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/seed/int_list.hpp"
+#include "reference/limits.hpp"
 #include "reference/engines/sglang/profile.hpp"
 #include "reference/engines/sglang/validate.hpp"
 #include "reference/validate.hpp"
@@ -22,27 +25,18 @@ constexpr std::string_view kAllowedKeys =
     "format, engine, name, note, topology, model, spec_width, cuda_graph, tbo, chunked_prefill_size, "
     "max_running_requests, traffic";
 
-Result<std::vector<int64_t>> ints(const json& v, const std::string& name) {
-  if (!v.is_array()) return Error{name + ": expected a list of integers"};
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_number_integer()) return Error{name + "[" + std::to_string(i) + "]: expected an integer"};
-    out.push_back(v[i].get<int64_t>());
-  }
-  return out;
-}
-
 Status read_traffic(const json& t, SglangDeployment& d) {
   if (!t.is_object()) return Error{"traffic: expected an object with decode_requests and/or prefill_lengths"};
   for (const auto& item : t.items()) {
     if (item.key() == "decode_requests") {
-      R3_TRY(auto range, ints(item.value(), "traffic.decode_requests"));
+      R3_TRY(auto range, int_list(item.value(), "traffic.decode_requests", 2, "(expected [lo, hi])"));
       if (range.size() != 2 || range[0] < 0 || range[0] > range[1]) {
         return Error{"traffic.decode_requests: expected [lo, hi] with 0 <= lo <= hi"};
       }
       d.decode_requests = std::pair{range[0], range[1]};
     } else if (item.key() == "prefill_lengths") {
-      R3_TRY(d.prefill_lengths, ints(item.value(), "traffic.prefill_lengths"));
+      R3_TRY(d.prefill_lengths,
+             int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
     } else {
       return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: decode_requests, prefill_lengths)"};
     }
@@ -74,22 +68,20 @@ Result<GraphSpec> read_graphs(const json& v) {
   }
   const auto max_bs = v.find("decode_max_bs");
   if (g.default_decode_max_bs) {
-    if (max_bs == v.end() || !max_bs->is_number_integer() || max_bs->get<int64_t>() < 1) {
+    // nlohmann reads 0 and up as unsigned: a value of 2^63 and above must not read as negative.
+    const bool positive = max_bs != v.end() && max_bs->is_number_integer() &&
+                          (max_bs->is_number_unsigned() ? max_bs->get<uint64_t>() > 0 : max_bs->get<int64_t>() > 0);
+    if (!positive) {
       return Error{"cuda_graph.decode_max_bs: \"decode\": \"sglang-default\" needs SGLang's --cuda-graph-max-bs, a "
                    "positive integer"};
     }
-    g.default_decode_max_bs = max_bs->get<int64_t>();
+    // A batch size, bounded as every bucket is (limits::kMaxRows).
+    R3_TRY(g.default_decode_max_bs, bounded_int(*max_bs, "cuda_graph.decode_max_bs", 1, limits::kMaxRows,
+                                                "(a decode batch size, bounded as a bucket is)"));
   } else if (max_bs != v.end()) {
     return Error{"cuda_graph.decode_max_bs: only with \"decode\": \"sglang-default\""};
   }
   return g;
-}
-
-// Rank 0 holds `most`; the others fewer, spread deterministically (some idle), as for vLLM.
-std::vector<int64_t> spread(int dp, int64_t most) {
-  std::vector<int64_t> v(static_cast<size_t>(dp));
-  for (int r = 0; r < dp; ++r) v[static_cast<size_t>(r)] = r == 0 ? most : (most * ((r * 5) % 8)) / 8;
-  return v;
 }
 
 const std::vector<int64_t>& decode_buckets(const Case& c) {
@@ -127,30 +119,29 @@ Status check_traffic_fits(const SglangDeployment& d) {
 
 std::vector<int64_t> sglang_default_decode_buckets(int64_t max_bs, bool speculative, int64_t align, int64_t width,
                                                    int64_t max_running_requests) {
-  std::vector<int64_t> list;
-  auto range = [&](int64_t from, int64_t to_inclusive, int64_t step) {
-    for (int64_t b = from; b <= to_inclusive; b += step) list.push_back(b);
+  // SGLang's list runs in spans up to max_bs, which it then holds; where it reaches past the
+  // pool it gets the pool too, and every bucket above the pool goes. So the buckets kept are the
+  // list's up to top = min(max_bs, pool), and top: listing only those gives the same buckets
+  // without a list as long as max_bs (10^12 would take terabytes).
+  struct Span {
+    int64_t from, to, step;
   };
-  if (!speculative) {
-    list = {1, 2, 4, 8, 12};
-    range(16, 256, 8);
-    range(272, 511, 16);
-    range(512, max_bs, 32);
-  } else {
-    range(1, 8, 1);
-    range(10, 32, 2);
-    range(40, 64, 4);
-    range(72, 256, 8);
-    range(272, max_bs, 16);
-  }
-  std::erase_if(list, [&](int64_t b) { return b > max_bs; });
-  if (std::find(list.begin(), list.end(), max_bs) == list.end()) list.push_back(max_bs);
+  constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
+  static constexpr Span kPlain[] = {{1, 1, 1}, {2, 2, 1}, {4, 4, 1}, {8, 8, 1}, {12, 12, 1}, {16, 256, 8}, {272, 511, 16}, {512, kOpen, 32}};
+  static constexpr Span kSpeculative[] = {{1, 8, 1}, {10, 32, 2}, {40, 64, 4}, {72, 256, 8}, {272, kOpen, 16}};
   const int64_t pool = (max_running_requests + align - 1) / align * align;
-  if (*std::max_element(list.begin(), list.end()) > pool) list.push_back(pool);
-  std::set<int64_t> kept;
-  for (int64_t b : list)
-    if (b * width % align == 0 && b <= pool) kept.insert(b);
-  return {kept.begin(), kept.end()};
+  const int64_t top = std::min(max_bs, pool);
+  std::vector<int64_t> kept;
+  // Candidates come in increasing order; top may repeat the last one.
+  auto keep = [&](int64_t b) {
+    if (b * width % align == 0 && (kept.empty() || kept.back() < b)) kept.push_back(b);
+    return static_cast<int64_t>(kept.size()) <= limits::kMaxCudagraphSizes;
+  };
+  for (const Span& span : speculative ? std::span<const Span>(kSpeculative) : std::span<const Span>(kPlain))
+    for (int64_t b = span.from; b <= std::min(span.to, top); b += span.step)
+      if (!keep(b)) return kept;
+  keep(top);
+  return kept;
 }
 
 Result<SglangDeployment> sglang_deployment_from_json(const json& doc) {
@@ -196,8 +187,16 @@ Result<SglangDeployment> sglang_deployment_from_json(const json& doc) {
     if (graphs.default_decode_max_bs) {
       const sglang::Forward& f = *base.sglang;
       const int64_t align = (f.tbo ? 2 : 1) * (sglang::counts_aligned(base) ? base.topology.tp : 1);
-      graphs.graphs["decode"] = sglang_default_decode_buckets(*graphs.default_decode_max_bs, verify, align,
-                                                              f.tbo ? 1 : f.spec_width, f.max_running_requests);
+      const std::vector<int64_t> buckets = sglang_default_decode_buckets(*graphs.default_decode_max_bs, verify, align,
+                                                                         f.tbo ? 1 : f.spec_width, f.max_running_requests);
+      if (static_cast<int64_t>(buckets.size()) > limits::kMaxCudagraphSizes) {
+        return Error{"cuda_graph.decode_max_bs: " + std::to_string(*graphs.default_decode_max_bs) + " gives over " +
+                     std::to_string(limits::kMaxCudagraphSizes) +
+                     " decode buckets (SGLang's default list up to it or max_running_requests " +
+                     std::to_string(f.max_running_requests) + "), at most " +
+                     std::to_string(limits::kMaxCudagraphSizes) + " (lower it, or list the buckets)"};
+      }
+      graphs.graphs["decode"] = buckets;
     }
     as_case["cuda_graph"] = graphs.graphs;
     R3_TRY(base, case_from_json(as_case));
@@ -205,48 +204,47 @@ Result<SglangDeployment> sglang_deployment_from_json(const json& doc) {
   base.layer = base.model.layers - 1;
   d.base = std::move(base);
   R3_TRY_STATUS(check_traffic_fits(d));
+  R3_TRY_STATUS(check_traffic_size(sglang_traffic_size(d)));
   return d;
 }
 
-Result<std::vector<Case>> sglang_traffic_cases(const SglangDeployment& d) {
-  std::vector<Case> cases;
+TrafficSize sglang_traffic_size(const SglangDeployment& d) {
+  const size_t decode = d.decode_requests ? decode_targets(*d.decode_requests, decode_buckets(d.base)).size() : 0;
+  const int64_t per_length = decode_buckets(d.base).empty() ? 2 : 4;
+  return {static_cast<int64_t>(decode), per_length * static_cast<int64_t>(d.prefill_lengths.size())};
+}
+
+void generate_sglang_traffic(const SglangDeployment& d, const std::function<bool(Case)>& emit) {
   const int dp = d.base.topology.dp;
   if (d.decode_requests) {
-    const auto [lo, hi] = *d.decode_requests;
-    std::set<int64_t> targets = {lo, hi};
-    for (int64_t b : decode_buckets(d.base))
-      for (int64_t t : {b - 1, b, b + 1})
-        if (t >= lo && t <= hi) targets.insert(t);
-    for (int64_t t : targets) {
+    for (int64_t t : decode_targets(*d.decode_requests, decode_buckets(d.base))) {
       Case c = d.base;
-      c.sglang->requests = spread(dp, t);
+      c.sglang->requests = spread_over_ranks(dp, t);
       // Steady decoding: the replay before this one ran the same bucket.
       c.sglang->last_decode_bucket = bucket_of(c, t);
-      cases.push_back(std::move(c));
+      if (!emit(std::move(c))) return;
     }
   }
   for (int64_t length : d.prefill_lengths) {
     std::vector<int64_t> even(static_cast<size_t>(dp), length);
     std::vector<int64_t> short_last = even;
     short_last.back() = std::max<int64_t>(0, length - 1);
-    for (const auto& tokens : {even, short_last}) {
+    for (std::vector<int64_t>* tokens : {&even, &short_last}) {
       Case c = d.base;
       c.sglang->kind = sglang::ForwardKind::extend;
       c.sglang->spec_width = 1;
       c.sglang->requests.clear();
-      c.tokens = tokens;
+      c.tokens = std::move(*tokens);
       c.sglang->last_decode_bucket.reset();  // the first prefill, before any decode replay
-      cases.push_back(c);
-      if (!decode_buckets(c).empty()) {
-        c.sglang->last_decode_bucket = decode_buckets(c).back();
-        cases.push_back(std::move(c));
+      if (decode_buckets(c).empty()) {
+        if (!emit(std::move(c))) return;
+        continue;
       }
+      if (!emit(c)) return;
+      c.sglang->last_decode_bucket = decode_buckets(c).back();
+      if (!emit(std::move(c))) return;
     }
   }
-  for (const Case& c : cases) {
-    if (auto s = validate(c); !s) return Error{"a traffic case is invalid: " + s.error().message};
-  }
-  return cases;
 }
 
 }  // namespace r3

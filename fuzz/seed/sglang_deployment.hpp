@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "fuzz/seed/traffic.hpp"
 #include "reference/case.hpp"
 #include "reference/error.hpp"
 
@@ -30,18 +32,24 @@ struct SglangDeployment {
 // decoding), then filtered as model_executor/runner/base_cuda_graph_runner.py
 // get_batch_sizes_to_capture does: bs * width a multiple of `align` (width 1 under TBO), and none
 // above the request pool, max_running_requests rounded up to `align`, which is added when the
-// list reaches past it.
+// list reaches past it. Stops after limits::kMaxCudagraphSizes + 1 buckets: a list that long is
+// refused (the caller names decode_max_bs), so none longer is ever held.
 std::vector<int64_t> sglang_default_decode_buckets(int64_t max_bs, bool speculative, int64_t align, int64_t width,
                                                    int64_t max_running_requests);
 
 // `doc` is a whole deployment object whose "engine" is "sglang". Name and note are read by the
-// caller (seed.cpp), which shares them with vLLM deployments. Errors name the field.
+// caller (seed.cpp), which shares them with vLLM deployments. Errors name the field; every list
+// and number is bounded (traffic.hpp, reference/limits.hpp), the traffic's size included.
 Result<SglangDeployment> sglang_deployment_from_json(const nlohmann::json& doc);
 
 // Decode (or verify) steps at the range ends and at every decode bucket in range and its
 // neighbours (+-1), rank 0 busiest, the others fewer (some idle); prefill steps with every rank at
 // each length and with the last rank one short, before any decode replay and, where decode graphs
-// exist, after a replay of the largest bucket. Every case is validated.
-Result<std::vector<Case>> sglang_traffic_cases(const SglangDeployment& d);
+// exist, after a replay of the largest bucket. Each is handed to `emit`, in that order, until it
+// returns false; none is validated here (seed.hpp, for_each_traffic_case, does that).
+void generate_sglang_traffic(const SglangDeployment& d, const std::function<bool(Case)>& emit);
+
+// How many cases generate_sglang_traffic() makes, counted without making them.
+TrafficSize sglang_traffic_size(const SglangDeployment& d);
 
 }  // namespace r3

@@ -66,6 +66,11 @@ Status no_vllm_fields(const Case& c) {
 
 }  // namespace
 
+int64_t most_per_rank(const Forward& f) {
+  if (f.kind != ForwardKind::extend) return f.max_running_requests;
+  return f.chunked_prefill_size != -1 ? f.chunked_prefill_size : f.max_prefill_tokens;
+}
+
 bool counts_aligned(const Case& c) {
   return c.sglang->dp_attention || (c.sglang->a2a != A2a::none && c.topology.tp > 1);
 }
@@ -97,13 +102,12 @@ Status validate(const Case& c) {
   if (f.kind == ForwardKind::extend) {
     if (!f.requests.empty()) return Error{"requests: an extend forward counts tokens per DP rank, not requests"};
     const bool chunked = f.chunked_prefill_size != -1;
-    R3_TRY_STATUS(counts("tokens", c.tokens, c.topology.dp, chunked ? f.chunked_prefill_size : f.max_prefill_tokens,
+    R3_TRY_STATUS(counts("tokens", c.tokens, c.topology.dp, most_per_rank(f),
                          chunked ? " (at most chunked_prefill_size: a prefill chunk holds no more)"
                                  : " (at most max_prefill_tokens: chunking is off)"));
   } else {
     if (!c.tokens.empty()) return Error{"tokens: a decode or verify forward counts requests per DP rank, not tokens"};
-    R3_TRY_STATUS(counts("requests", f.requests, c.topology.dp, f.max_running_requests,
-                         " (at most max_running_requests)"));
+    R3_TRY_STATUS(counts("requests", f.requests, c.topology.dp, most_per_rank(f), " (at most max_running_requests)"));
   }
   if (f.cuda_graph) {
     if (f.cuda_graph->decode.empty() && f.cuda_graph->prefill.empty()) {

@@ -13,4 +13,9 @@ Status validate(const Case& c);
 // require_mlp_sync: DP attention, or an a2a backend scattering over attn_tp > 1 ranks).
 bool counts_aligned(const Case& c);
 
+// The most tokens (extend) or requests (decode, verify) one DP rank may hold: chunked_prefill_size,
+// or max_prefill_tokens when chunking is off (-1), or max_running_requests. validate() checks
+// every count against it; exhaust skips the sizes a unit's counts do not fit (fuzz/exhaust).
+int64_t most_per_rank(const Forward& f);
+
 }  // namespace r3::sglang

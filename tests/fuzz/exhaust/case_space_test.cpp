@@ -159,5 +159,46 @@ TEST(CaseSpace, CountingTheLargestBoundsListsNothing) {
   EXPECT_GT(size.cases, size.units);
 }
 
+// SGLang's units are counted as vLLM's are, and a unit's cases from its sizes and knobs
+// (count_sglang_cases): both agree with listing every unit and visiting every case, under profile
+// any (exact) and each SGLang profile (an upper bound), and for both engines at once.
+TEST(CaseSpace, CountingSglangsSpaceAgreesWithEnumeratingIt) {
+  for (const ExhaustBounds& b :
+       {ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 3, .max_m = 3, .profile = Profile::any, .engine = Engine::sglang},
+        ExhaustBounds{.max_dp = 3, .max_tp = 1, .max_tokens = 4, .max_m = 2, .layers = 1, .profile = Profile::any, .engine = Engine::sglang},
+        ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 2, .max_m = 2, .profile = Profile::any, .engine = std::nullopt}}) {
+    const std::vector<CaseUnit> units = enumerate_units(b);
+    int64_t cases = 0;
+    for (const CaseUnit& unit : units) cases += for_each_case(unit, b, [](const Case&) { return true; });
+    const SpaceSize size = count_space(b);
+    EXPECT_EQ(size.units, static_cast<int64_t>(units.size())) << describe(b);
+    EXPECT_EQ(size.cases, cases) << describe(b);
+    for (Profile p : {Profile::sglang, Profile::sglang_miles}) {
+      ExhaustBounds in_profile = b;
+      in_profile.profile = p;
+      int64_t profile_cases = 0;
+      for (const CaseUnit& unit : enumerate_units(in_profile))
+        profile_cases += for_each_case(unit, in_profile, [](const Case&) { return true; });
+      if (b.engine == Engine::sglang) {
+        EXPECT_EQ(count_space(in_profile).cases, cases) << describe(in_profile);
+      }
+      EXPECT_LT(profile_cases, cases) << describe(in_profile);
+    }
+  }
+}
+
+TEST(CaseSpace, CountingTheLargestSglangBoundsListsNothing) {
+  // exhaust --profile sglang at every flag's largest value listed 9.2 billion units and reached
+  // 24 GB before its refusal; counting them takes a fraction of a second and nothing that grows.
+  const SpaceSize size =
+      count_space({.max_dp = 8, .max_tp = 8, .max_tokens = 32, .max_m = 32, .profile = Profile::sglang, .engine = std::nullopt});
+  // 8 * 4 * 3 shapes for each of the 8 TP sizes, times the count vectors of each D.
+  int64_t vectors = 0;
+  for (int dp = 1; dp <= 8; ++dp) vectors += exhaust::count_vectors_up_to(dp, 32, 32);
+  EXPECT_EQ(size.units, 8 * 4 * 3 * vectors);
+  EXPECT_EQ(size.units, 9172631424);
+  EXPECT_GT(size.cases, size.units);
+}
+
 }  // namespace
 }  // namespace r3

@@ -67,5 +67,24 @@ TEST(SglangSpace, TheVisitorStopsTheEnumeration) {
   EXPECT_EQ(for_each_sglang_case(units[1], b, [&](const Case&) { return ++calls < 3; }), 3);
 }
 
+TEST(SglangSpace, EachUnitsCountIsWhatVisitingItGives) {
+  // count_sglang_cases() visits the knobs at one size the counts fit, and multiplies.
+  for (Profile p : {Profile::any, Profile::sglang, Profile::sglang_miles}) {
+    const ExhaustBounds b = small_bounds(p);
+    int64_t units = 0, empty = 0;
+    for (const SglangUnit& unit : enumerate_sglang_units(b)) {
+      const int64_t visited = for_each_sglang_case(unit, b, [](const Case&) { return true; });
+      EXPECT_EQ(count_sglang_cases(unit, b), visited) << to_string(p) << " unit " << units;
+      ++units;
+      empty += visited == 0;
+    }
+    // Inside a profile, a forward with every rank idle has no case.
+    if (p != Profile::any) {
+      EXPECT_GT(empty, 0) << to_string(p);
+    }
+    EXPECT_LT(empty, units) << to_string(p);
+  }
+}
+
 }  // namespace
 }  // namespace r3

@@ -125,5 +125,87 @@ TEST(Dedup, CanonicalKeyIgnoresNotesAndNamesFilesByIt) {
   EXPECT_EQ(seed_file_name("q", a).size(), std::string("q-0123456789abcdef.json").size());
 }
 
+// kQwen with its "traffic" (and, when given, "cudagraph") replaced.
+std::string qwen_with(const std::string& traffic, const std::string& cudagraph = "\"vllm-default\"") {
+  std::string text = kQwen;
+  const auto replace = [&](const std::string& key, const std::string& value) {
+    const size_t at = text.find("\"" + key + "\": ") + key.size() + 4;
+    const size_t end = text.find(key == "traffic" ? "\n}" : ",\n", at);
+    text.replace(at, end - at, value);
+  };
+  replace("traffic", traffic);
+  replace("cudagraph", cudagraph);
+  return text;
+}
+
+std::string error_of(const std::string& deployment) {
+  auto d = deployment_from_json_text(deployment);
+  return d ? "(no error)" : d.error().message;
+}
+
+// A list of `n` integers, 1 2 .. n, as JSON.
+std::string ints(int n, int from = 1) {
+  std::string text = "[";
+  for (int i = 0; i < n; ++i) text += (i ? ", " : "") + std::to_string(from + i);
+  return text + "]";
+}
+
+TEST(Deployment, EveryListIsBoundedBeforeItIsCopied) {
+  EXPECT_EQ(error_of(qwen_with(R"({"prefill_lengths": )" + ints(8193) + "}")),
+            "traffic.prefill_lengths: 8193 entries, at most 8192 (each seeds two cases or more; a deployment seeds at "
+            "most 16384)");
+  EXPECT_EQ(error_of(qwen_with(R"({"decode_batches": [1, 2, 3]})")),
+            "traffic.decode_batches: 3 entries, at most 2 (expected [lo, hi])");
+  EXPECT_EQ(error_of(qwen_with(R"({"prefill_lengths": [8]})", ints(1025))), "cudagraph: 1025 entries, at most 1024");
+  EXPECT_EQ(error_of(qwen_with(R"({"prefill_lengths": [18446744073709551615]})")),
+            "traffic.prefill_lengths[0]: 18446744073709551615 is out of range for a 64-bit integer");
+}
+
+TEST(Deployment, TrafficOfMoreCasesThanTheBoundIsRefusedWhenRead) {
+  // 1024 capture sizes 1..1024 in [1, 1025]: 1025 decode targets; 7680 lengths: 15360 prefill steps.
+  const std::string many = qwen_with(R"({"decode_batches": [1, 1025], "prefill_lengths": )" + ints(7680) + "}", ints(1024));
+  EXPECT_EQ(error_of(many),
+            "traffic: seeds 16385 cases (1025 decode and 15360 prefill steps), at most 16384 (fewer prefill_lengths, "
+            "or a narrower decode range)");
+  // One length fewer fits exactly; the count is made without making the cases, and agrees.
+  auto fits = deployment_from_json_text(qwen_with(R"({"decode_batches": [1, 1024], "prefill_lengths": )" + ints(7680) + "}", ints(1024)));
+  ASSERT_TRUE(fits) << fits.error().message;
+  EXPECT_EQ(count_traffic_cases(*fits), 1024 + 15360);
+}
+
+TEST(Traffic, CountedAsMadeAndMadeOneAtATime) {
+  const Deployment d = qwen();
+  auto cases = cases_from_traffic(d);
+  ASSERT_TRUE(cases);
+  EXPECT_EQ(count_traffic_cases(d), static_cast<int64_t>(cases->size()));
+  // The visitor sees them in order and its error stops the rest.
+  std::vector<Case> seen;
+  const Status stopped = for_each_traffic_case(d, [&](Case c) -> Status {
+    seen.push_back(std::move(c));
+    if (seen.size() == 3) return Error{"enough"};
+    return ok_status();
+  });
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().message, "enough");
+  ASSERT_EQ(seen.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(seen[i], (*cases)[i]);
+}
+
+TEST(MetadataLog, ListsLongerThanAnyDeploymentsAreRefusedAndStepIsACount) {
+  const std::string too_many = R"({"num_tokens_across_dp": )" + ints(1025) + "}\n";
+  const std::string local = R"({"num_tokens_across_dp": [1, 1], "local_sizes": )" + ints(65537) + "}\n";
+  std::vector<std::string> errors;
+  EXPECT_TRUE(cases_from_metadata_log(qwen(), too_many + local + R"({"step": -1, "num_tokens_across_dp": [1, 1]})" "\n" +
+                                                  R"({"step": "seven", "num_tokens_across_dp": [1, 1]})" "\n",
+                                      errors)
+                  .empty());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "line 1: num_tokens_across_dp: 1025 entries, at most 1024 (one count per DP rank)",
+                        "line 2: local_sizes: 65537 entries, at most 65536 (one per rank of dp*tp)",
+                        "line 3: step: -1 is out of range [0, 9223372036854775807]",
+                        "line 4: step: expected an integer",
+                    }));
+}
+
 }  // namespace
 }  // namespace r3

@@ -34,9 +34,8 @@ std::string error_of(const std::string& text) {
   return d ? "(no error)" : d.error().message;
 }
 
-// kSmall with `key` replaced (or added) by `value`, as JSON text.
-std::string with(const std::string& key, const std::string& value) {
-  std::string text = kSmall;
+// `text` (kSmall by default) with `key` replaced (or added) by `value`, as JSON text.
+std::string with(const std::string& key, const std::string& value, std::string text = kSmall) {
   const std::string needle = "\"" + key + "\": ";
   const size_t at = text.find(needle);
   if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
@@ -162,6 +161,49 @@ TEST(SglangDeployment, BadFieldsAreNamed) {
             "_check_two_batch_overlap)");
   EXPECT_EQ(error_of(with("max_running_requests", "0")), "max_running_requests: 0 is out of range [1, 16777216]");
   EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: expected \"vllm\" or \"sglang\"");
+}
+
+TEST(SglangDeployment, DecodeMaxBsIsBoundedAndListsNoBucketAboveThePool) {
+  // 10^12 once made SGLang's default list in full (std::bad_alloc): it is a batch size, bounded as
+  // every bucket is.
+  EXPECT_EQ(error_of(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 1000000000000})")),
+            "cuda_graph.decode_max_bs: 1000000000000 is out of range [1, 16777216] (a decode batch size, bounded as a "
+            "bucket is)");
+  EXPECT_EQ(error_of(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 18446744073709551615})")),
+            "cuda_graph.decode_max_bs: 18446744073709551615 is out of range for a 64-bit integer");
+  // The largest is fine: nothing above the pool (max_running_requests 4) is listed.
+  auto d = read(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 16777216})"));
+  EXPECT_EQ(d.sglang->base.sglang->cuda_graph->decode, (std::vector<int64_t>{1, 2, 4}));
+  // A pool that would keep more buckets than a case holds is refused, naming decode_max_bs.
+  EXPECT_EQ(sglang_default_decode_buckets(16777216, false, 1, 1, 16777216).size(), 1025u);  // stops there
+  EXPECT_EQ(error_of(with("max_running_requests", "100000",
+                          with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 100000})"))),
+            "cuda_graph.decode_max_bs: 100000 gives over 1024 decode buckets (SGLang's default list up to it or "
+            "max_running_requests 100000), at most 1024 (lower it, or list the buckets)");
+}
+
+TEST(SglangDeployment, TrafficIsBoundedAndCountedAsMade) {
+  // Decode graphs: each prefill length seeds four cases.
+  auto d = read(kSmall);
+  auto cases = cases_from_traffic(d);
+  ASSERT_TRUE(cases);
+  EXPECT_EQ(count_traffic_cases(d), static_cast<int64_t>(cases->size()));
+  std::string lengths = "[";
+  for (int i = 0; i < 4096; ++i) lengths += (i ? ", " : "") + std::to_string(i % 33);
+  lengths += "]";
+  // 4096 lengths and 2 decode steps: 16386 cases.
+  EXPECT_EQ(error_of(with("traffic", R"({"decode_requests": [1, 2], "prefill_lengths": )" + lengths + "}")),
+            "traffic: seeds 16386 cases (2 decode and 16384 prefill steps), at most 16384 (fewer prefill_lengths, or a "
+            "narrower decode range)");
+  auto fits = read(with("traffic", R"({"prefill_lengths": )" + lengths + "}"));
+  EXPECT_EQ(count_traffic_cases(fits), 16384);
+  // Without decode graphs two a length.
+  auto eager = read(with("cuda_graph", R"({"prefill": [16, 32]})"));
+  auto eager_cases = cases_from_traffic(eager);
+  ASSERT_TRUE(eager_cases);
+  EXPECT_EQ(count_traffic_cases(eager), static_cast<int64_t>(eager_cases->size()));
+  EXPECT_EQ(error_of(with("traffic", R"({"decode_requests": [1, 2, 3]})")),
+            "traffic.decode_requests: 3 entries, at most 2 (expected [lo, hi])");
 }
 
 }  // namespace
