@@ -112,8 +112,8 @@ TEST(SglangProtocol, PublishedRowsAreJudgedRowByRow) {
 TEST(SglangProtocol, ErrorReplyRejectsTheForward) {
   const Case c = issue_case();
   const Step step = derive_step(c).value();
-  const json dp0 = rows_of(0, 0, 8);
-  std::vector<SglangReply> r = replies(c, {dp0, dp0, dp0, dp0});
+  const json dp0 = rows_of(0, 0, 8), dp1 = rows_of(1, 0, 4);
+  std::vector<SglangReply> r = replies(c, {dp0, dp0, dp1, dp1});
   r[2] = read_sglang_reply(json{{"id", 3}, {"buffer_rows", 32}, {"error", "TypeError: boom"}}, 2).value();
   const Judgement j = judge_concrete(c, step, sglang_outcome(c, step, r).value(), "x");
   EXPECT_EQ(j.verdict, Verdict::spurious_reject);

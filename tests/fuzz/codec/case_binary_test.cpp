@@ -6,6 +6,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "fuzz/codec/case_json.hpp"
+#include "reference/engines/sglang/validate.hpp"
 #include "reference/limits.hpp"
 #include "reference/provenance.hpp"
 #include "reference/validate.hpp"
@@ -218,7 +219,8 @@ void gen_extras(Case& c) {
     c.profile = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any, Profile::sglang, Profile::sglang_miles);
   c.note = *rc::gen::element<std::string>("", "from a production log", "quote \" and \\ and \xc3\xa9",
                                           std::string("a NUL\0byte", 10),
-                                          std::string(static_cast<size_t>(limits::kMaxTextBytes), 'n'));
+                                          std::string(static_cast<size_t>(limits::kMaxTextBytes), 'n'),
+                                          std::string(static_cast<size_t>(limits::kMaxTextBytes) + 1, 'n'));
   if (*rc::gen::arbitrary<bool>()) {
     c.expect = Expectation{
         *rc::gen::element<std::string>("sglang", "external:python3 a.py",
