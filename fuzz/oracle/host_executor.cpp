@@ -42,7 +42,9 @@ struct Extent {
     before = std::max(before, -lo);
     after = std::max(after, hi - rows);
   }
-  int64_t guard(int64_t most) const { return std::clamp(std::max(before, after), kMinGuardRows, std::max(kMinGuardRows, most)); }
+  int64_t guard(int64_t most) const {
+    return std::clamp(std::max(before, after), kMinGuardRows, std::max(kMinGuardRows, most));
+  }
 };
 
 }  // namespace

@@ -181,10 +181,8 @@ TEST(SglangProtocol, ErrorAndBranchTextsAreStoredCut) {
   const SglangReply r =
       read_sglang_reply(json{{"id", 1}, {"buffer_rows", 4}, {"error", std::string(30000000, 'E')}}, 2).value();
   EXPECT_EQ(r.error, std::string(kMaxStoredReplyTextBytes, 'E') + "... (30000000 bytes in all)");
-  EXPECT_EQ(read_sglang_reply(json{{"id", 1}, {"buffer_rows", 4}, {"rows", json::array()}, {"branch", std::string(100000, 'b')}}, 2)
-                .error()
-                .message,
-            "branch: expected 1 to 64 characters");
+  const json long_branch = {{"id", 1}, {"buffer_rows", 4}, {"rows", json::array()}, {"branch", std::string(100000, 'b')}};
+  EXPECT_EQ(read_sglang_reply(long_branch, 2).error().message, "branch: expected 1 to 64 characters");
 }
 
 TEST(SglangProtocol, HelloDeclaresTheEngines) {
