@@ -112,7 +112,7 @@ Result<std::vector<CaptureReply>> read_batch_reply(const json& reply, int64_t fi
                                                    const BufferShape& buffer) {
   if (!reply.is_object()) return Error{std::string("expected a JSON object, got ") + reply.type_name()};
   for (const auto& [key, value] : reply.items())
-    if (key != "replies") return Error{"unknown key \"" + key + "\" (allowed: replies)"};
+    if (key != "replies") return Error{"unknown key \"" + stored_reply_text(key) + "\" (allowed: replies)"};
   if (!reply.contains("replies")) return Error{"missing \"replies\""};
   const json& replies = reply["replies"];
   if (!replies.is_array()) return Error{std::string("replies: expected a list, got ") + replies.type_name()};

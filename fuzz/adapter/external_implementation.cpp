@@ -76,6 +76,27 @@ std::vector<RowWrite> rows_of_copies(const Call& call, const RankView& view, int
   return writes;
 }
 
+// The rows a reply's copies read, each clamped to its source as the host executor reads it,
+// refused past the rows the call hands the rank (topk_ids, and tp_all_gather when T > 1): a
+// capture copies each of them at most once a call, and a short reply naming a copy many times
+// over would otherwise cost as many row writes as it names (docs/SECURITY.md).
+Status check_copies_read(const CaptureReply& reply, const Call& call, const RankView& view, int tp) {
+  RowTensor scratch;
+  const int64_t handed = copy_source(call, view, false, tp, scratch).rows() +
+                         (tp > 1 ? copy_source(call, view, true, tp, scratch).rows() : 0);
+  int64_t read = 0;
+  for (const Copy& copy : reply.copies) {
+    const int64_t source_rows = copy_source(call, view, copy.from_tp_gather, tp, scratch).rows();
+    read += std::clamp<int64_t>(source_rows - copy.src_row, 0, copy.rows);
+    if (read > handed)
+      return Error{"the reply to request " + std::to_string(reply.id) + ": copies read more than the " +
+                   std::to_string(handed) + " rows the call hands the rank (topk_ids" +
+                   (tp > 1 ? std::string(" and tp_all_gather") : std::string()) +
+                   "; a capture copies each at most once)"};
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 std::string quote_line(const std::string& text, size_t limit) {
@@ -111,10 +132,11 @@ namespace {
 JsonBudget reply_budget(const ExternalOptions& o) { return {kMaxJsonDepth, o.max_parsed_bytes}; }
 
 // "<what> is not JSON: " for a syntax error (docs/adapter-protocol.md's wording), else
-// "<what>: duplicate key \"id\" at line 1, column 20: " (one strict parser for every file and reply).
+// "<what>: duplicate key \"id\" at line 1, column 20: " (one strict parser for every file and reply;
+// the message cut as any reply text, since it may quote a key of the reply).
 std::string reply_problem(const std::string& what, const Error& e) {
   if (e.message.starts_with(kInvalidJson)) return what + " is not JSON: ";
-  return what + ": " + e.message + ": ";
+  return what + ": " + stored_reply_text(e.message) + ": ";
 }
 
 }  // namespace
@@ -140,8 +162,7 @@ Status ExternalImplementation::ensure_running() const {
   R3_TRY(std::string line, exchange(hello_request().dump(), "the hello", options_.startup_timeout));
   const Result<json> parsed = parse_json_strictly(line, reply_budget(options_));
   if (!parsed) return fail(reply_problem("the adapter's hello", parsed.error()) + quote_line(line));
-  const json& reply = *parsed;
-  auto hello = read_hello(reply);
+  auto hello = read_hello(*parsed);
   if (!hello) return fail(hello.error().message + ": " + quote_line(line));
   hello_ = std::move(*hello);
   return ok_status();
@@ -180,6 +201,12 @@ Result<std::string> ExternalImplementation::exchange(const std::string& request,
   return fail("unreachable");
 }
 
+Result<json> ExternalImplementation::parse_reply(const std::string& line, const std::string& what) const {
+  Result<json> parsed = parse_json_strictly(line, reply_budget(options_));
+  if (!parsed) return fail(reply_problem("the reply to " + what, parsed.error()) + quote_line(line));
+  return parsed;
+}
+
 // Call by call, rank by rank: the order an engine's ranks reach capture() in one step. Each
 // request is built just before it is sent, so a failure consumes the ids sent so far only.
 Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const json& case_json, const Step& step,
@@ -191,9 +218,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const js
       const int64_t id = next_id_++;
       const std::string what = "request " + std::to_string(id);
       R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), what, options_.timeout));
-      const Result<json> parsed_reply = parse_json_strictly(line, reply_budget(options_));
-      if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
-      const json& reply = *parsed_reply;
+      R3_TRY(const json reply, parse_reply(line, what));
       auto got_id = reply_id(reply);
       if (!got_id) return fail("the reply to " + what + ": " + got_id.error().message + ": " + quote_line(line));
       if (*got_id != id)
@@ -216,9 +241,7 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const j
   next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
   R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
-  const Result<json> parsed_reply = parse_json_strictly(line, reply_budget(options_));
-  if (!parsed_reply) return fail(reply_problem("the reply to " + what, parsed_reply.error()) + quote_line(line));
-  const json& reply = *parsed_reply;
+  R3_TRY(const json reply, parse_reply(line, what));
   auto replies = read_batch_reply(reply, first, count, buffer);
   if (!replies) return fail("the reply to " + what + ": " + replies.error().message + ": " + quote_line(line));
   return std::move(*replies);
@@ -247,7 +270,10 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
   for (const Call& call : step.calls)
     for (size_t r = 0; r < call.rank_count(); ++r) {
       const RankView view = call.view(r);
-      replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(ordered[next++]));
+      CaptureReply& reply = ordered[next++];
+      if (reply.has_copies)
+        if (Status read = check_copies_read(reply, call, view, step.tp); !read.ok()) return fail(read.error().message);
+      replies.emplace(std::make_tuple(call.index, view.dp, view.tp), std::move(reply));
     }
 
   // A rank that wrote rows in some call has all its calls applied as rows, in call order.
@@ -267,13 +293,18 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
     }
   }
 
+  // A reply's dst_row is data: the guard regions it can grow hold at most as many rows as the
+  // buffer itself, so no reply sizes more than three times the buffer the case needs. A write
+  // further out lands on the outermost guard row: still an overflow, its extent read as the
+  // guard's (docs/SECURITY.md).
+  const int64_t guard_rows = std::max(kMinGuardRows, allocation.capture_rows);
   const RecordedReplies recorded(allocation, replies);
-  ConcreteOutcome outcome = execute_on_host(c, step, recorded);
+  ConcreteOutcome outcome = execute_on_host(c, step, recorded, nullptr, guard_rows);
   for (ConcreteRank& rank : outcome.ranks) {
     for (const Call& call : step.calls) {
       const CaptureReply& reply = replies.at({call.index, rank.dp, rank.tp});
       if (!reply.rejected && !reply.has_copies)
-        apply_row_writes(rank.capture, step.layer, c.model.top_k, reply.writes);
+        apply_row_writes(rank.capture, step.layer, c.model.top_k, reply.writes, guard_rows);
     }
   }
   return outcome;

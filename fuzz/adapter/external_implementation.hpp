@@ -73,6 +73,9 @@ class ExternalImplementation final : public Implementation {
   Result<std::vector<CaptureReply>> exchange_batch(const nlohmann::json& case_json, const Step& step,
                                                    const BufferShape& buffer) const;
   Error ended(const std::string& what, const std::string& unfinished) const;
+  // The reply line to `what` parsed strictly, within the reply budget (max_parsed_bytes, depth
+  // 64); an error (which kills the adapter) names what is wrong and quotes the line.
+  Result<nlohmann::json> parse_reply(const std::string& line, const std::string& what) const;
   // SGLang steps (fuzz/adapter/sglang_exchange.cpp): one request per rank, or one per case
   // when batched, each reply the rank's published rows.
   Result<ConcreteOutcome> run_sglang(const Case& c, const Step& step) const;

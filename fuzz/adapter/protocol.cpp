@@ -47,9 +47,10 @@ Result<int64_t> read_int(const json& v, std::string_view field, int64_t lo, int6
   return x;
 }
 
+// Every string of every reply is cut here, so no reply text is kept whole (docs/SECURITY.md).
 Result<std::string> read_string(const json& v, std::string_view field) {
   if (!v.is_string()) return field_error(field, "expected a string, got " + std::string(type_name(v)));
-  return v.get<std::string>();
+  return stored_reply_text(v.get<std::string>());
 }
 
 Status only_keys(const json& object, std::string_view where, std::initializer_list<std::string_view> allowed) {
@@ -59,7 +60,7 @@ Status only_keys(const json& object, std::string_view where, std::initializer_li
     if (!known) {
       std::string list;
       for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      return Error{std::string(where) + "unknown key \"" + key + "\" (allowed: " + list + ")"};
+      return Error{std::string(where) + "unknown key \"" + stored_reply_text(key) + "\" (allowed: " + list + ")"};
     }
   }
   return ok_status();
@@ -189,10 +190,10 @@ Result<int64_t> reply_id(const json& reply) {
   return read_int(reply["id"], "id", 0, std::numeric_limits<int64_t>::max());
 }
 
-std::string stored_error_text(std::string text) {
-  if (text.size() <= kMaxStoredErrorBytes) return text;
+std::string stored_reply_text(std::string text) {
+  if (text.size() <= kMaxStoredReplyTextBytes) return text;
   const size_t length = text.size();
-  size_t cut = kMaxStoredErrorBytes;
+  size_t cut = kMaxStoredReplyTextBytes;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;  // not inside a UTF-8 character
   text.resize(cut);
   text.shrink_to_fit();
@@ -216,8 +217,7 @@ Result<CaptureReply> read_capture_reply(const json& reply, const BufferShape& bu
     out.used_tp_all_gather = reply["tp_all_gather"].get<bool>();
   }
   if (reply.contains("error")) {
-    R3_TRY(std::string error, read_string(reply["error"], "error"));
-    out.error = stored_error_text(std::move(error));
+    R3_TRY(out.error, read_string(reply["error"], "error"));
     out.rejected = true;
     if (out.branch.empty()) out.branch = "error";
     return out;

@@ -58,12 +58,14 @@ struct RowWrite {
   std::vector<int32_t> values;  // top_k values
 };
 
-// A reply's "error" text is kept to this many bytes, cut at a character boundary and followed
-// by "... (N bytes in all)": it travels into every verdict, finding file, note and report, and
-// 4 KiB is far more than any exception message worth reading (docs/SECURITY.md).
-inline constexpr size_t kMaxStoredErrorBytes = 4096;
-// `text` cut as above (unchanged when it fits).
-std::string stored_error_text(std::string text);
+// Every text an adapter replies, in either protocol (an "error", a "branch", the hello's
+// strings, a key named in an error), is kept to this many bytes, cut at a character boundary
+// and followed by "... (N bytes in all)": it travels into every verdict, finding file, note,
+// report and JUnit file, and 4 KiB is far more than any exception message worth reading
+// (docs/SECURITY.md). read_reply_string() cuts every string it reads.
+inline constexpr size_t kMaxStoredReplyTextBytes = 4096;
+// `text` cut as above (unchanged when it fits): the one cut both protocols share.
+std::string stored_reply_text(std::string text);
 
 struct CaptureReply {
   int64_t id = 0;
@@ -87,8 +89,9 @@ Result<CaptureReply> read_capture_reply(const nlohmann::json& reply, const Buffe
 // The field readers every reply is read with (SGLang's too: sglang_protocol.hpp), so errors
 // name the field the same way: "rows[0].values[1]: expected an integer, got a string".
 Result<int64_t> read_reply_int(const nlohmann::json& v, std::string_view field, int64_t lo, int64_t hi);
+// The string, cut by stored_reply_text(): no reply text is kept longer.
 Result<std::string> read_reply_string(const nlohmann::json& v, std::string_view field);
-// `where` + "unknown key ..." for a key outside `allowed`.
+// `where` + "unknown key ..." for a key outside `allowed` (the key cut as any reply text).
 Status only_reply_keys(const nlohmann::json& object, std::string_view where,
                        std::initializer_list<std::string_view> allowed);
 // "an integer", "a number", or JSON's type name: how errors name what they got.

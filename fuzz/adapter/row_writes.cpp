@@ -20,10 +20,11 @@ void grow_guard(GuardedImage& image, int64_t guard) {
 
 }  // namespace
 
-int64_t apply_row_writes(GuardedImage& image, int layer, int top_k, const std::vector<RowWrite>& writes) {
+int64_t apply_row_writes(GuardedImage& image, int layer, int top_k, const std::vector<RowWrite>& writes,
+                         int64_t max_guard_rows) {
   int64_t reach = 0;
   for (const RowWrite& w : writes) reach = std::max({reach, -w.dst_row, w.dst_row + 1 - image.rows});
-  grow_guard(image, std::min(reach, kMaxGuardRows));
+  grow_guard(image, std::min({reach, max_guard_rows, kMaxGuardRows}));
   int64_t clamped = 0;
   int32_t* body = image.data.data() + image.guard_rows * image.row_width;
   for (const RowWrite& w : writes) {

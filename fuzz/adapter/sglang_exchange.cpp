@@ -8,7 +8,6 @@
 #include "fuzz/adapter/external_implementation.hpp"
 #include "fuzz/adapter/sglang_protocol.hpp"
 #include "fuzz/codec/case_json.hpp"
-#include "fuzz/io/strict_json.hpp"
 
 namespace r3 {
 
@@ -37,9 +36,7 @@ Result<ConcreteOutcome> ExternalImplementation::run_sglang(const Case& c, const 
     next_id_ += static_cast<int64_t>(count);
     const std::string what = batch_name(first, count);
     R3_TRY(std::string line, exchange(sglang_batch_request(first, case_json, c, step), what, options_.timeout));
-    const Result<json> parsed = parse_json_strictly(line);
-    if (!parsed) return fail("the reply to " + what + " is not JSON: " + quote_line(line));
-    const json& reply = *parsed;
+    R3_TRY(const json reply, parse_reply(line, what));
     if (!reply.is_object() || reply.size() != 1 || !reply.contains("replies") || !reply["replies"].is_array())
       return fail("the reply to " + what + ": expected {\"replies\": [...]}: " + quote_line(line));
     if (reply["replies"].size() != count)
@@ -55,9 +52,8 @@ Result<ConcreteOutcome> ExternalImplementation::run_sglang(const Case& c, const 
         const int64_t id = next_id_++;
         const std::string what = "request " + std::to_string(id);
         R3_TRY(std::string line, exchange(sglang_request(id, case_json, c, step, dp, tp).dump(), what, options_.timeout));
-        const Result<json> parsed = parse_json_strictly(line);
-        if (!parsed) return fail("the reply to " + what + " is not JSON: " + quote_line(line));
-        R3_TRY_STATUS(read_reply(line, what, *parsed, id, ""));
+        R3_TRY(const json reply, parse_reply(line, what));
+        R3_TRY_STATUS(read_reply(line, what, reply, id, ""));
       }
   }
   auto outcome = sglang_outcome(c, step, replies);

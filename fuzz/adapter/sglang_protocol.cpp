@@ -200,19 +200,46 @@ class PublishedReplies final : public CapturePolicy {
   int tp_;
 };
 
+// The rows of a published image the judge can tell apart on this step: the most rows a capture
+// call writes (the capacity check's bound) and every rank's KV slots (a reply publishes at most
+// that many rows, and the real tokens among them are the rows the reference expects). Past
+// them, every row is untouched in the image and in the reference alike.
+int64_t judged_rows(const Step& step) {
+  int64_t most = step.capture_rows_needed;
+  for (int64_t slots : step.sglang->out_cache_loc) most = std::max(most, slots);
+  for (int64_t real : step.num_tokens_across_dp) most = std::max(most, real);
+  return most;
+}
+
+std::string rank_name(size_t r, int tp) {
+  return "dp " + std::to_string(r / static_cast<size_t>(tp)) + " tp " + std::to_string(r % static_cast<size_t>(tp));
+}
+
 }  // namespace
 
 Result<ConcreteOutcome> sglang_outcome(const Case& c, const Step& step, const std::vector<SglangReply>& replies) {
   const size_t rank_count = static_cast<size_t>(step.dp) * step.tp;
   if (replies.size() != rank_count)
     return Error{"expected " + std::to_string(rank_count) + " replies, got " + std::to_string(replies.size())};
-  Allocation allocation;
-  allocation.capture_rows = replies.front().buffer_rows;
+  const int64_t buffer_rows = replies.front().buffer_rows;
   for (size_t r = 1; r < rank_count; ++r)
-    if (replies[r].buffer_rows != allocation.capture_rows)
-      return Error{"dp " + std::to_string(r / step.tp) + " tp " + std::to_string(r % step.tp) + " says buffer_rows " +
-                   std::to_string(replies[r].buffer_rows) + ", dp 0 tp 0 says " +
-                   std::to_string(allocation.capture_rows) + " (every rank allocates the same buffer)"};
+    if (replies[r].buffer_rows != buffer_rows)
+      return Error{rank_name(r, step.tp) + " says buffer_rows " + std::to_string(replies[r].buffer_rows) +
+                   ", dp 0 tp 0 says " + std::to_string(buffer_rows) + " (every rank allocates the same buffer)"};
+  // The forward end stores one row per KV slot: a reply cannot publish more.
+  for (size_t r = 0; r < rank_count; ++r) {
+    const int64_t slots = step.sglang->out_cache_loc[r / static_cast<size_t>(step.tp)];
+    if (static_cast<int64_t>(replies[r].rows.size()) > slots)
+      return Error{rank_name(r, step.tp) + ": rows: " + std::to_string(replies[r].rows.size()) +
+                   " published rows, more than the rank's " + std::to_string(slots) +
+                   " KV slots (forward_batch.out_cache_loc)"};
+  }
+  // buffer_rows sizes nothing past what the case can use (docs/SECURITY.md): a larger buffer is
+  // legitimate (SGLang sizes it from the server arguments, not the forward) and judged as its
+  // first judged_rows() rows, which give the same verdict and detail as the whole buffer would:
+  // the capacity check reads rows below them, and so does every published row.
+  Allocation allocation;
+  allocation.capture_rows = std::min(buffer_rows, judged_rows(step));
   const PublishedReplies policy(allocation, replies, step.tp);
   ConcreteOutcome outcome = execute_on_host(c, step, policy);
   for (size_t r = 0; r < rank_count; ++r) {
@@ -224,7 +251,7 @@ Result<ConcreteOutcome> sglang_outcome(const Case& c, const Step& step, const st
     const size_t shown = std::min(replies[r].rows.size(), static_cast<size_t>(std::max<int64_t>(0, allocation.capture_rows)));
     for (size_t j = 0; j < shown; ++j)
       if (replies[r].rows[j]) writes.push_back({static_cast<int64_t>(j), *replies[r].rows[j]});
-    apply_row_writes(outcome.ranks[r].capture, step.layer, c.model.top_k, writes);
+    apply_row_writes(outcome.ranks[r].capture, step.layer, c.model.top_k, writes, kMinGuardRows);  // rows < R: no growth
   }
   return outcome;
 }

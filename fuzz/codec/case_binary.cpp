@@ -198,7 +198,7 @@ void encode_trailer(Writer& w, const Case& c) {
   if (c.profile) w.varint(static_cast<int64_t>(*c.profile));
 }
 
-// ---- SGLang cases: version 2 (case_binary.hpp) -------------------------------------------
+// ---- SGLang cases: versions 2 and 3 (case_binary.hpp) ------------------------------------
 
 namespace sglang_flag {
 inline constexpr uint8_t dp_attention = 1 << 0;
@@ -241,7 +241,13 @@ int64_t bucket_unit(const Case& c) {
   return (c.sglang->tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1);
 }
 
-Result<Case> decode_sglang(Reader& r, const BinaryLimits& lim) {
+// Version 3 (case_binary.hpp) is needed exactly when chunked prefill is on and max_prefill_tokens
+// is not the default version 2 decodes it as.
+bool needs_version_3(const sglang::Forward& f) {
+  return f.chunked_prefill_size != -1 && f.max_prefill_tokens != sglang::Forward{}.max_prefill_tokens;
+}
+
+Result<Case> decode_sglang(Reader& r, const BinaryLimits& lim, uint8_t version) {
   R3_TRY(uint8_t flags, r.byte("the flags byte"));
   R3_TRY(uint8_t kinds, r.byte("the kinds byte"));
   Case c;
@@ -264,6 +270,9 @@ Result<Case> decode_sglang(Reader& r, const BinaryLimits& lim) {
   R3_TRY(f.max_running_requests, r.folded("max_running_requests", 1, lim.max_rows));
   if (flags & sglang_flag::chunked) {
     R3_TRY(f.chunked_prefill_size, r.folded("chunked_prefill_size", 1, lim.max_rows));
+    if (version == kCaseBinarySglangV3) {
+      R3_TRY(f.max_prefill_tokens, r.folded("max_prefill_tokens", 1, lim.max_rows));
+    }
   } else {
     R3_TRY(f.max_prefill_tokens, r.folded("max_prefill_tokens", 1, lim.max_rows));
   }
@@ -299,7 +308,8 @@ Result<Case> decode_sglang(Reader& r, const BinaryLimits& lim) {
 std::vector<uint8_t> sglang_to_binary(const Case& c) {
   const sglang::Forward& f = *c.sglang;
   Writer w;
-  w.byte(kCaseBinarySglangVersion);
+  const bool v3 = needs_version_3(f);
+  w.byte(v3 ? kCaseBinarySglangV3 : kCaseBinarySglangVersion);
   uint8_t flags = 0;
   if (f.dp_attention) flags |= sglang_flag::dp_attention;
   if (f.tbo) flags |= sglang_flag::tbo;
@@ -319,8 +329,12 @@ std::vector<uint8_t> sglang_to_binary(const Case& c) {
   w.varint(c.model.experts, c.model.top_k);
   w.varint(c.layer);
   w.varint(f.max_running_requests, 1);
-  if (f.chunked_prefill_size != -1) w.varint(f.chunked_prefill_size, 1);
-  else w.varint(f.max_prefill_tokens, 1);
+  if (f.chunked_prefill_size != -1) {
+    w.varint(f.chunked_prefill_size, 1);
+    if (v3) w.varint(f.max_prefill_tokens, 1);
+  } else {
+    w.varint(f.max_prefill_tokens, 1);
+  }
   if (f.kind == sglang::ForwardKind::verify) w.varint(f.spec_width, 2);
   for (int64_t n : f.kind == sglang::ForwardKind::extend ? c.tokens : f.requests) w.varint(n);
   if (f.cuda_graph) {
@@ -337,11 +351,11 @@ std::vector<uint8_t> sglang_to_binary(const Case& c) {
 
 Result<Case> decode(Reader& r, const BinaryLimits& lim) {
   R3_TRY(uint8_t version, r.byte("the version byte"));
-  if (version == kCaseBinarySglangVersion) return decode_sglang(r, lim);
+  if (version == kCaseBinarySglangVersion || version == kCaseBinarySglangV3) return decode_sglang(r, lim, version);
   if (version != kCaseBinaryVersion) {
     return Error{"binary case: version " + std::to_string(version) + " is not supported (expected " +
-                 std::to_string(kCaseBinaryVersion) + " for vLLM or " + std::to_string(kCaseBinarySglangVersion) +
-                 " for SGLang)"};
+                 std::to_string(kCaseBinaryVersion) + " for vLLM, " + std::to_string(kCaseBinarySglangVersion) +
+                 " or " + std::to_string(kCaseBinarySglangV3) + " for SGLang)"};
   }
   R3_TRY(uint8_t flags, r.byte("the flags byte"));
   R3_TRY(uint8_t kinds, r.byte("the kinds byte"));

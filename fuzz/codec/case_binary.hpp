@@ -27,6 +27,13 @@
 //            [decode buckets: count, first, gaps-1, in units of the bucket alignment;
 //             prefill buckets the same in tokens; [the last bucket's index]], note, expect, profile
 //
+// Version 2 has no room for max_prefill_tokens when chunked prefill is on: it decodes as
+// SGLang's default, 16384. Version 3 is version 2 with max_prefill_tokens-1 right after
+// chunked_prefill_size-1 when chunked prefill is on (flags bit 7); without chunking it is
+// version 2 byte for byte but the version. Encoding writes version 3 only for a case version 2
+// cannot carry (chunked prefill on and max_prefill_tokens not 16384), so every case version 2
+// carried keeps its bytes, and every version 2 input decodes as it always did.
+//
 // Decoding folds every value into the range its BinaryLimits allow (value = lo + raw mod
 // (hi - lo + 1)), so no byte string asks for a huge case; then it runs validate(). Every byte
 // string therefore decodes to a valid case or is rejected (truncated, trailing bytes, a wrong
@@ -47,6 +54,7 @@ namespace r3 {
 
 inline constexpr uint8_t kCaseBinaryVersion = 1;        // vLLM cases
 inline constexpr uint8_t kCaseBinarySglangVersion = 2;  // SGLang cases
+inline constexpr uint8_t kCaseBinarySglangV3 = 3;       // SGLang cases with max_prefill_tokens and chunking
 
 // The largest value each field may decode to.
 struct BinaryLimits {

@@ -268,7 +268,10 @@ Result<Case> read_sglang_case(const json& doc) {
     R3_TRY(std::string profile_text, read_string(*profile, "profile"));
     R3_TRY(c.profile, parse_profile(profile_text));
   }
-  if (const json* note = o.find("note")) { R3_TRY(c.note, read_string(*note, "note")); }
+  if (const json* note = o.find("note")) {
+    R3_TRY(c.note, read_string(*note, "note"));
+    R3_TRY_STATUS(check_text_size(c.note, "note"));  // as for vLLM: the binary form carries at most 1 MiB
+  }
   if (const json* expect = o.find("expect")) { R3_TRY(c.expect, read_expect(*expect)); }
   R3_TRY_STATUS(validate(c));
   return c;

@@ -56,7 +56,7 @@ Judgement judgement_of(const Texts& t) {
   j.verdict = Verdict::spurious_reject;
   j.severity = Severity::failure;
   j.branch = t.branch;  // as read_capture_reply keeps it (1 to 64 bytes)
-  j.detail = "dp 0 tp 0 raised on a valid case: " + stored_error_text(t.error);
+  j.detail = "dp 0 tp 0 raised on a valid case: " + stored_reply_text(t.error);
   return j;
 }
 

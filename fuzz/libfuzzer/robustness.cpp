@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fuzz/adapter/protocol.hpp"
+#include "fuzz/adapter/sglang_protocol.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -130,6 +131,11 @@ bool adapter_reply(std::span<const uint8_t> bytes) {
   accepted += read_hello(*reply).ok();
   accepted += reply_id(*reply).ok();
   accepted += read_capture_reply(*reply, BufferShape{16, 2, 2}).ok();
+  if (auto sglang = read_sglang_reply(*reply, 2)) {  // SGLang's reply, its texts kept cut
+    ++accepted;
+    R3_CHECK(sglang->error.size() <= kMaxStoredReplyTextBytes + 64 && sglang->branch.size() <= 64,
+             "reply texts are stored cut");
+  }
   return accepted > 0;
 }
 

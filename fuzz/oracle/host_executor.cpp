@@ -42,12 +42,15 @@ struct Extent {
     before = std::max(before, -lo);
     after = std::max(after, hi - rows);
   }
-  int64_t guard() const { return std::clamp(std::max(before, after), kMinGuardRows, kMaxGuardRows); }
+  int64_t guard(int64_t most) const {
+    return std::clamp(std::max(before, after), kMinGuardRows, std::max(kMinGuardRows, most));
+  }
 };
 
 }  // namespace
 
-ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePolicy& policy, HostRunStats* stats) {
+ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePolicy& policy, HostRunStats* stats,
+                                int64_t max_guard_rows) {
   ConcreteOutcome out;
   out.allocation = policy.allocate(c);
   const Allocation& a = out.allocation;
@@ -77,7 +80,7 @@ ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePo
   }
 
   const int64_t width = int64_t{L} * K;
-  const int64_t guard = capture_extent.guard();
+  const int64_t guard = capture_extent.guard(std::min(max_guard_rows, kMaxGuardRows));
   // Every buffer starts as the same stale step: build it once, copy it per rank.
   std::vector<int32_t> untouched(static_cast<size_t>(a.capture_rows * width));
   for (int64_t row = 0; row < a.capture_rows; ++row)

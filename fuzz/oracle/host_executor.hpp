@@ -30,7 +30,10 @@ struct HostRunStats {
 };
 
 // Runs `policy` on the step. `stats` (optional) counts what the guard regions could not hold.
+// `max_guard_rows` bounds the capture buffer's guard regions (at least kMinGuardRows): an
+// external adapter's decisions are data, so its buffers get no more guard rows than the case
+// needs (fuzz/adapter/external_implementation.cpp).
 ConcreteOutcome execute_on_host(const Case& c, const Step& step, const CapturePolicy& policy,
-                                HostRunStats* stats = nullptr);
+                                HostRunStats* stats = nullptr, int64_t max_guard_rows = kMaxGuardRows);
 
 }  // namespace r3

@@ -136,15 +136,37 @@ TEST(Protocol, ReplaySizingsFollowTheSpec) {
 
 // Issue 22 item 14: a 50 MB error text is kept cut, its length stated, at a character boundary.
 TEST(Protocol, LongErrorTextsAreStoredCut) {
-  EXPECT_EQ(stored_error_text("short"), "short");
-  const std::string kept = stored_error_text(std::string(50000000, 'E'));
-  EXPECT_EQ(kept, std::string(kMaxStoredErrorBytes, 'E') + "... (50000000 bytes in all)");
-  const std::string accented = stored_error_text(std::string(kMaxStoredErrorBytes - 1, 'a') + "\xc3\xa9 more");
-  EXPECT_EQ(accented, std::string(kMaxStoredErrorBytes - 1, 'a') + "... (" + std::to_string(kMaxStoredErrorBytes + 6) +
-                          " bytes in all)");
+  EXPECT_EQ(stored_reply_text("short"), "short");
+  const std::string kept = stored_reply_text(std::string(50000000, 'E'));
+  EXPECT_EQ(kept, std::string(kMaxStoredReplyTextBytes, 'E') + "... (50000000 bytes in all)");
+  const std::string accented = stored_reply_text(std::string(kMaxStoredReplyTextBytes - 1, 'a') + "\xc3\xa9 more");
+  EXPECT_EQ(accented, std::string(kMaxStoredReplyTextBytes - 1, 'a') + "... (" +
+                          std::to_string(kMaxStoredReplyTextBytes + 6) + " bytes in all)");
   const auto reply = read_capture_reply(nlohmann::json{{"id", 1}, {"error", std::string(10000, 'x')}}, {4, 2, 1});
   ASSERT_TRUE(reply.ok()) << reply.error().message;
-  EXPECT_EQ(reply->error.size(), kMaxStoredErrorBytes + std::string("... (10000 bytes in all)").size());
+  EXPECT_EQ(reply->error.size(), kMaxStoredReplyTextBytes + std::string("... (10000 bytes in all)").size());
+}
+
+// Every other text of a reply goes through the same cut: the hello's strings, a branch, a key
+// named in an error, in both protocols.
+TEST(Protocol, EveryReplyTextIsStoredCut) {
+  const std::string huge(100000, 'n');
+  const std::string cut = std::string(kMaxStoredReplyTextBytes, 'n') + "... (100000 bytes in all)";
+  const auto hello = read_hello(nlohmann::json{{"protocol", "r3fuzz-adapter/1"}, {"name", huge}, {"version", huge}});
+  ASSERT_TRUE(hello.ok()) << hello.error().message;
+  EXPECT_EQ(hello->name, cut);
+  EXPECT_EQ(hello->version, cut);
+  EXPECT_EQ(read_hello(nlohmann::json{{"protocol", huge}, {"name", "a"}}).error().message,
+            "hello: the adapter speaks protocol \"" + cut + "\", r3fuzz speaks \"r3fuzz-adapter/1\"");
+  EXPECT_EQ(read_capture_reply(nlohmann::json{{"id", 1}, {"rows", nlohmann::json::array()}, {huge, 1}}, {4, 2, 1})
+                .error()
+                .message,
+            "unknown key \"" + cut + "\" (allowed: id, branch, rows, copies, error, tp_all_gather)");
+  EXPECT_EQ(read_capture_reply(nlohmann::json{{"id", 1}, {"rows", nlohmann::json::array()}, {"branch", huge}}, {4, 2, 1})
+                .error()
+                .message,
+            "branch: expected 1 to 64 characters");
+  EXPECT_EQ(read_reply_string(nlohmann::json(huge), "x").value(), cut);
 }
 
 }  // namespace

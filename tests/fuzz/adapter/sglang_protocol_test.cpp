@@ -95,7 +95,7 @@ TEST(SglangProtocol, PublishedRowsAreJudgedRowByRow) {
   const json dp0 = rows_of(0, 0, 8), dp1 = rows_of(1, 0, 4);
   Judgement ok = judge_concrete(c, step, sglang_outcome(c, step, replies(c, {dp0, dp0, dp1, dp1})).value(), "x");
   EXPECT_EQ(ok.verdict, Verdict::pass);
-  EXPECT_EQ(ok.allocation.capture_rows, 32);
+  EXPECT_EQ(ok.allocation.capture_rows, 16);  // the 32 rows said, judged in the 16 the case can use
   // Upstream's window on dp 1 starts at dp_rank * bs = 2: dp 0's rows 2..5.
   const json upstream = rows_of(0, 2, 4);
   Judgement bad = judge_concrete(c, step, sglang_outcome(c, step, replies(c, {dp0, dp0, upstream, upstream})).value(), "x");
@@ -112,8 +112,8 @@ TEST(SglangProtocol, PublishedRowsAreJudgedRowByRow) {
 TEST(SglangProtocol, ErrorReplyRejectsTheForward) {
   const Case c = issue_case();
   const Step step = derive_step(c).value();
-  const json dp0 = rows_of(0, 0, 8);
-  std::vector<SglangReply> r = replies(c, {dp0, dp0, dp0, dp0});
+  const json dp0 = rows_of(0, 0, 8), dp1 = rows_of(1, 0, 4);
+  std::vector<SglangReply> r = replies(c, {dp0, dp0, dp1, dp1});
   r[2] = read_sglang_reply(json{{"id", 3}, {"buffer_rows", 32}, {"error", "TypeError: boom"}}, 2).value();
   const Judgement j = judge_concrete(c, step, sglang_outcome(c, step, r).value(), "x");
   EXPECT_EQ(j.verdict, Verdict::spurious_reject);
@@ -138,6 +138,51 @@ TEST(SglangProtocol, RepliesAreReadStrictly) {
   r[3].buffer_rows = 16;
   EXPECT_EQ(sglang_outcome(c, step, r).error().message,
             "dp 1 tp 1 says buffer_rows 16, dp 0 tp 0 says 32 (every rank allocates the same buffer)");
+}
+
+// buffer_rows sizes nothing past what the case can use: 2^40 rows are judged as the rows the
+// judge can tell apart (here 16: dp 0's verify graph pads to 8 rows a rank, the gathered tensor
+// of the capture call holds both ranks'), with the verdicts and details of the whole buffer.
+TEST(SglangProtocol, AHugeBufferIsJudgedInTheRowsTheCaseUses) {
+  const Case c = issue_case();
+  const Step step = derive_step(c).value();
+  const json dp0 = rows_of(0, 0, 8), dp1 = rows_of(1, 0, 4), upstream = rows_of(0, 2, 4);
+  auto with_buffer = [&](int64_t rows, const std::vector<json>& published) {
+    std::vector<SglangReply> r = replies(c, published);
+    for (SglangReply& reply : r) reply.buffer_rows = rows;
+    return sglang_outcome(c, step, r).value();
+  };
+  const ConcreteOutcome huge = with_buffer(int64_t{1} << 40, {dp0, dp0, dp1, dp1});
+  EXPECT_EQ(huge.allocation.capture_rows, step.capture_rows_needed);
+  EXPECT_EQ(step.capture_rows_needed, 16);
+  EXPECT_EQ(huge.ranks[0].capture.rows, 16);
+  EXPECT_EQ(judge_concrete(c, step, huge, "x").verdict, Verdict::pass);
+  const Judgement big = judge_concrete(c, step, with_buffer(int64_t{1} << 40, {dp0, dp0, upstream, upstream}), "x");
+  const Judgement small = judge_concrete(c, step, with_buffer(32, {dp0, dp0, upstream, upstream}), "x");
+  EXPECT_EQ(big.verdict, Verdict::wrong_rows);
+  EXPECT_EQ(big.detail, small.detail);
+  EXPECT_EQ(big.detail, "buffer row 0 of dp 1 tp 0 holds token (0, 2), expected token (1, 0)");
+  // A buffer below the rows a call writes is still a capacity failure, with the adapter's count.
+  const Judgement short_buffer = judge_concrete(c, step, with_buffer(15, {dp0, dp0, dp1, dp1}), "x");
+  EXPECT_EQ(short_buffer.verdict, Verdict::capacity);
+  EXPECT_EQ(short_buffer.detail, "capture buffer has 15 rows, a capture call writes 16 rows");
+}
+
+TEST(SglangProtocol, ARankPublishesAtMostItsKvSlots) {
+  const Case c = issue_case();
+  const Step step = derive_step(c).value();
+  // dp 1 has 4 KV slots (requests 1, w 4).
+  const std::vector<SglangReply> r = replies(c, {rows_of(0, 0, 8), rows_of(0, 0, 8), rows_of(1, 0, 5), rows_of(1, 0, 4)});
+  EXPECT_EQ(sglang_outcome(c, step, r).error().message,
+            "dp 1 tp 0: rows: 5 published rows, more than the rank's 4 KV slots (forward_batch.out_cache_loc)");
+}
+
+TEST(SglangProtocol, ErrorAndBranchTextsAreStoredCut) {
+  const SglangReply r =
+      read_sglang_reply(json{{"id", 1}, {"buffer_rows", 4}, {"error", std::string(30000000, 'E')}}, 2).value();
+  EXPECT_EQ(r.error, std::string(kMaxStoredReplyTextBytes, 'E') + "... (30000000 bytes in all)");
+  const json long_branch = {{"id", 1}, {"buffer_rows", 4}, {"rows", json::array()}, {"branch", std::string(100000, 'b')}};
+  EXPECT_EQ(read_sglang_reply(long_branch, 2).error().message, "branch: expected 1 to 64 characters");
 }
 
 TEST(SglangProtocol, HelloDeclaresTheEngines) {

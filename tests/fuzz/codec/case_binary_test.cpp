@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "fuzz/codec/case_json.hpp"
+#include "reference/engines/sglang/validate.hpp"
+#include "reference/limits.hpp"
 #include "reference/provenance.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
+#include "tests/support/sglang_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -61,7 +65,8 @@ TEST(CaseBinary, FoldsOversizedValuesIntoTheLimits) {
 
 TEST(CaseBinary, RejectsMalformedInputNamingTheProblem) {
   EXPECT_EQ(error_of({}), "binary case, byte 0: truncated: the input ends before the version byte");
-  EXPECT_EQ(error_of({3, 0, 0}), "binary case: version 3 is not supported (expected 1 for vLLM or 2 for SGLang)");
+  EXPECT_EQ(error_of({4, 0, 0}),
+            "binary case: version 4 is not supported (expected 1 for vLLM, 2 or 3 for SGLang)");
   Bytes trailing = case_to_binary(design_example());
   trailing.push_back(0);
   EXPECT_EQ(error_of(trailing), "binary case, byte 13: 1 trailing byte(s) after the case");
@@ -139,6 +144,208 @@ RC_GTEST_PROP(CaseBinaryProperty, DecodeOfEncodeIsIdentityUnderConcreteLimits, (
   auto decoded = case_from_binary(case_to_binary(c));
   if (!decoded) RC_FAIL(decoded.error().message);
   RC_ASSERT(*decoded == c);
+}
+
+// ---- SGLang cases -------------------------------------------------------------------------
+
+// An extend forward with chunked prefill on and a max_prefill_tokens of its own: version 2 had
+// no room for the latter and decoded it as 16384.
+const char* const kChunkedWithMaxPrefill =
+    R"({"format": "r3fuzz-case/1", "engine": "sglang", "topology": {"dp": 1, "tp": 1, "dp_attention": false,)"
+    R"( "a2a": "none"}, "model": {"layers": 2, "top_k": 1, "experts": 8}, "forward": "extend", "tokens": [3],)"
+    R"( "tbo": false, "chunked_prefill_size": 16, "max_running_requests": 4, "max_prefill_tokens": 8, "layer": 0})";
+
+TEST(CaseBinarySglang, KeepsMaxPrefillTokensWhenChunkedPrefillIsOn) {
+  const Case c = case_from_json_text(kChunkedWithMaxPrefill).value();
+  ASSERT_EQ(c.sglang->max_prefill_tokens, 8);
+  const Bytes bytes = case_to_binary(c);
+  // Version 3: version 2's bytes with max_prefill_tokens-1 after chunked_prefill_size-1.
+  // flags: chunked (bit 7); kinds: a2a none, extend; dp-1, tp-1, L-1, K-1, E-K, layer, mrr-1,
+  // cps-1, mpt-1, tokens.
+  EXPECT_EQ(bytes, (Bytes{3, 0x80, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 7, 3}));
+  const Result<Case> back = case_from_fuzz_input(bytes);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, c);
+  EXPECT_EQ(back->sglang->max_prefill_tokens, 8);  // was 16384
+  EXPECT_NE(case_to_json_text(*back).find("\"max_prefill_tokens\": 8"), std::string::npos) << case_to_json_text(*back);
+}
+
+TEST(CaseBinarySglang, VersionTwoInputsDecodeAsTheyAlwaysDid) {
+  // The same case at SGLang's default max_prefill_tokens is version 2, byte for byte as before:
+  // the version byte and no max_prefill_tokens field.
+  Case c = case_from_json_text(kChunkedWithMaxPrefill).value();
+  c.sglang->max_prefill_tokens = 16384;
+  EXPECT_EQ(case_to_binary(c), (Bytes{2, 0x80, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}));
+  // A version 2 input with chunking on still means 16384, and a version 3 one without chunking
+  // reads as version 2 does (its canonical form is version 2).
+  EXPECT_EQ(case_from_fuzz_input(Bytes{2, 0x80, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}).value(), c);
+  Case unchunked = c;
+  unchunked.sglang->chunked_prefill_size = -1;
+  unchunked.sglang->max_prefill_tokens = 16;
+  EXPECT_EQ(case_to_binary(unchunked), (Bytes{2, 0x00, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}));
+  EXPECT_EQ(case_from_fuzz_input(Bytes{3, 0x00, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}).value(), unchunked);
+}
+
+TEST(CaseBinarySglang, EveryProperPrefixOfAVersionThreeCaseIsRejected) {
+  const Bytes bytes = case_to_binary(case_from_json_text(kChunkedWithMaxPrefill).value());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const Bytes prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_NE(error_of(prefix, full_binary_limits()).find("truncated"), std::string::npos) << "prefix of " << n << " bytes";
+  }
+}
+
+// One value in [lo, hi], often an end of the range.
+int64_t edge_value(int64_t lo, int64_t hi) {
+  return *rc::gen::oneOf(rc::gen::just(lo), rc::gen::just(hi), rc::gen::inRange(lo, hi + 1));
+}
+
+// Strictly increasing multiples of `unit`, each at most limits::kMaxRows, sometimes the largest.
+std::vector<int64_t> gen_buckets(int64_t unit) {
+  const int64_t most_units = limits::kMaxRows / unit;
+  std::vector<int64_t> out;
+  int64_t units = 0;
+  const int count = *rc::gen::inRange(0, 5);
+  for (int i = 0; i < count && units < most_units; ++i) {
+    units = edge_value(units + 1, std::min(most_units, units + 64));
+    out.push_back(units * unit);
+  }
+  if (!out.empty() && units < most_units && *rc::gen::arbitrary<bool>()) out.push_back(most_units * unit);
+  return out;
+}
+
+// The texts and records no behaviour reads, shared by both engines' generators.
+void gen_extras(Case& c) {
+  if (*rc::gen::arbitrary<bool>())
+    c.profile = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any, Profile::sglang, Profile::sglang_miles);
+  c.note = *rc::gen::element<std::string>("", "from a production log", "quote \" and \\ and \xc3\xa9",
+                                          std::string("a NUL\0byte", 10),
+                                          std::string(static_cast<size_t>(limits::kMaxTextBytes), 'n'),
+                                          std::string(static_cast<size_t>(limits::kMaxTextBytes) + 1, 'n'));
+  if (*rc::gen::arbitrary<bool>()) {
+    c.expect = Expectation{
+        *rc::gen::element<std::string>("sglang", "external:python3 a.py",
+                                       std::string(static_cast<size_t>(limits::kMaxTextBytes), 'i')),
+        *rc::gen::elementOf(std::vector<Verdict>(all_verdicts().begin(), all_verdicts().end())),
+        *rc::gen::elementOf(std::vector<Severity>(all_severities().begin(), all_severities().end()))};
+  }
+}
+
+void gen_model(Case& c) {
+  c.model.experts = static_cast<int>(edge_value(1, limits::kMaxExperts));
+  c.model.top_k = static_cast<int>(edge_value(1, std::min<int64_t>(limits::kMaxTopK, c.model.experts)));
+  c.model.layers = static_cast<int>(edge_value(1, limits::kMaxLayers));
+  c.layer = static_cast<int>(edge_value(0, c.model.layers - 1));
+}
+
+// Every field of a vLLM case drawn on its own, anywhere in validate()'s ranges and often at their
+// ends, where the rules between fields allow it; not through the case domain, whose choices
+// follow a profile's (the round trip must hold for every case a file may hold).
+rc::Gen<Case> gen_any_vllm_case() {
+  return rc::gen::exec([] {
+    Case c;
+    c.topology.dp = static_cast<int>(*rc::gen::element<int64_t>(1, 2, 3, 7, limits::kMaxDp));
+    c.topology.tp = static_cast<int>(edge_value(1, limits::kMaxTp));
+    c.topology.ep = *rc::gen::arbitrary<bool>();
+    c.topology.sp = c.topology.ep && c.topology.tp > 1 && c.topology.dp > 1 && *rc::gen::arbitrary<bool>();
+    gen_model(c);
+    c.max_num_tokens = edge_value(1, limits::kMaxRows);
+    for (int d = 0; d < c.topology.dp; ++d) c.tokens.push_back(edge_value(0, c.max_num_tokens));
+    c.padding.mode = *rc::gen::element(PaddingMode::none, PaddingMode::dp_max, PaddingMode::cudagraph);
+    if (c.padding.mode == PaddingMode::cudagraph) {
+      c.padding.cudagraph_sizes = gen_buckets(1);
+      if (c.padding.cudagraph_sizes.empty()) c.padding.cudagraph_sizes.push_back(edge_value(1, limits::kMaxRows));
+    }
+    c.idle_dummy = *rc::gen::arbitrary<bool>();
+    if (c.topology.dp == 1) c.path = Path::single;
+    else if (c.topology.sp) c.path = *rc::gen::element(Path::gathered, Path::sp_shard);
+    else c.path = *rc::gen::element(Path::gathered, Path::local);
+    c.monolithic = (c.path == Path::single || c.path == Path::gathered) && *rc::gen::arbitrary<bool>();
+    if (c.topology.dp > 1 && c.padding.mode == PaddingMode::dp_max && *rc::gen::arbitrary<bool>())
+      c.microbatches = static_cast<int>(edge_value(2, limits::kMaxMicrobatches));
+    if (c.microbatches == 1 && (c.path == Path::local || c.path == Path::sp_shard) && *rc::gen::arbitrary<bool>())
+      c.dp_chunk = edge_value(1, limits::kMaxRows);
+    if (c.microbatches == 1 && !c.dp_chunk && *rc::gen::arbitrary<bool>()) {
+      MetadataOverride m;
+      auto list = [] {
+        std::vector<int64_t> v(static_cast<size_t>(*rc::gen::inRange(0, 6)));
+        for (int64_t& x : v) x = edge_value(0, limits::kMaxRows);
+        return v;
+      };
+      if (*rc::gen::arbitrary<bool>()) m.num_tokens_across_dp = list();
+      m.local_sizes_given = *rc::gen::arbitrary<bool>();
+      if (m.local_sizes_given && *rc::gen::arbitrary<bool>()) m.local_sizes = list();
+      c.metadata = std::move(m);
+    }
+    gen_extras(c);
+    return c;
+  });
+}
+
+// Every vLLM case the JSON reader accepts goes JSON -> binary -> JSON unchanged.
+RC_GTEST_PROP(CaseBinaryProperty, EveryVllmCaseTheJsonReaderAcceptsRoundTrips, ()) {
+  const Case drawn = *gen_any_vllm_case();
+  const Result<Case> read = case_from_json_text(case_to_json_text(drawn));
+  RC_PRE(read.ok());
+  RC_ASSERT(*read == drawn);
+  const Bytes bytes = case_to_binary(*read);
+  const Result<Case> decoded = case_from_fuzz_input(bytes);
+  if (!decoded) RC_FAIL(decoded.error().message);
+  RC_ASSERT(*decoded == *read);
+  RC_ASSERT(case_to_binary(*decoded) == bytes);
+}
+
+// Every field of an SGLang case drawn on its own, anywhere in validate()'s ranges and often at
+// their ends; not through the case domain, which never pairs chunked prefill with a
+// max_prefill_tokens of its own (the combination version 2 dropped).
+rc::Gen<Case> gen_any_sglang_case() {
+  return rc::gen::exec([] {
+    Case c;
+    c.engine = Engine::sglang;
+    sglang::Forward& f = c.sglang.emplace();
+    f.dp_attention = *rc::gen::arbitrary<bool>();
+    c.topology.dp = f.dp_attention ? static_cast<int>(*rc::gen::element<int64_t>(2, 3, 7, limits::kMaxDp)) : 1;
+    c.topology.tp = static_cast<int>(edge_value(1, limits::kMaxTp));
+    f.a2a = static_cast<sglang::A2a>(*rc::gen::inRange(0, sglang::kA2aCount));
+    f.kind = static_cast<sglang::ForwardKind>(*rc::gen::inRange(0, 3));
+    gen_model(c);
+    if (f.kind == sglang::ForwardKind::verify) f.spec_width = edge_value(2, 64);
+    f.chunked_prefill_size = *rc::gen::arbitrary<bool>() ? edge_value(1, limits::kMaxRows) : -1;
+    f.max_running_requests = edge_value(1, limits::kMaxRows);
+    f.max_prefill_tokens = *rc::gen::arbitrary<bool>() ? 16384 : edge_value(1, limits::kMaxRows);
+    f.tbo = *rc::gen::arbitrary<bool>();
+    const bool extend = f.kind == sglang::ForwardKind::extend;
+    const int64_t most = extend ? (f.chunked_prefill_size != -1 ? f.chunked_prefill_size : f.max_prefill_tokens)
+                                : f.max_running_requests;
+    for (int d = 0; d < c.topology.dp; ++d) (extend ? c.tokens : f.requests).push_back(edge_value(0, most));
+    if (*rc::gen::arbitrary<bool>()) {
+      sglang::CudaGraphs g;
+      g.decode = gen_buckets((f.tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1));
+      g.prefill = gen_buckets(1);
+      if (g.decode.empty() && g.prefill.empty()) g.prefill.push_back(edge_value(1, limits::kMaxRows));
+      if (!g.decode.empty() && *rc::gen::arbitrary<bool>()) f.last_decode_bucket = *rc::gen::elementOf(g.decode);
+      f.cuda_graph = std::move(g);
+    }
+    gen_extras(c);
+    return c;
+  });
+}
+
+// Every SGLang case the JSON reader accepts goes JSON -> binary -> JSON unchanged, and its bytes
+// are canonical.
+RC_GTEST_PROP(CaseBinaryProperty, EverySglangCaseTheJsonReaderAcceptsRoundTrips, ()) {
+  const Case drawn = *gen_any_sglang_case();
+  const Result<Case> read = case_from_json_text(case_to_json_text(drawn));
+  RC_PRE(read.ok());
+  RC_ASSERT(*read == drawn);
+  RC_TAG(drawn.sglang->chunked_prefill_size != -1 && drawn.sglang->max_prefill_tokens != 16384
+             ? "chunked, own max_prefill_tokens"
+             : "other");
+  const Bytes bytes = case_to_binary(*read);
+  const Result<Case> decoded = case_from_fuzz_input(bytes);
+  if (!decoded) RC_FAIL(decoded.error().message);
+  RC_ASSERT(*decoded == *read);
+  RC_ASSERT(case_to_json_text(*decoded) == case_to_json_text(*read));
+  RC_ASSERT(case_to_binary(*decoded) == bytes);
 }
 
 // Any byte string that decodes re-encodes to a fixed point. Byte edits of valid encodings
