@@ -40,7 +40,7 @@ TEST(TerminalText, JsonEscapesC1LineEndsAndDelAndReplacesInvalidUtf8) {
   const nlohmann::json doc = {{"note", "a\xc2\x9b" "2J\x1b\x7f\xe2\x80\xa8\n\xc2\xa0\x9b"}};
   EXPECT_EQ(terminal_json(doc, -1), "{\"note\":\"a\\u009b2J\\u001b\\u007f\\u2028\\n\xc2\xa0\xef\xbf\xbd\"}");
   // It parses back to the same text (invalid bytes aside): escapes, not deletions.
-  EXPECT_EQ(nlohmann::json::parse(terminal_json({{"k", "\xc2\x85|\xe2\x80\xa9"}}))["k"], "\xc2\x85|\xe2\x80\xa9");
+  EXPECT_EQ(nlohmann::json::parse(terminal_json(nlohmann::json{{"k", "\xc2\x85|\xe2\x80\xa9"}}))["k"], "\xc2\x85|\xe2\x80\xa9");
   nlohmann::ordered_json keys;
   keys["\xc2\x9b"] = 1;
   EXPECT_EQ(terminal_json(keys, -1), "{\"\\u009b\":1}");
