@@ -85,7 +85,7 @@ int run(int argc, char** argv) {
   }
   if (outcome.error) {
     // The one exit of every error message (docs/SECURITY.md, "One terminal escape"). Messages
-    // quote data at hundreds of places (an unknown key, an a2a or profile value, a file name, an
+    // quote data in many places (an unknown key, an a2a or profile value, a file name, an
     // adapter's text), and one line end from data there would print a line r3fuzz never wrote
     // ("FAKE LINE: all good"). Rather than trust every place to quote what it adds, everything
     // printed here goes through terminal_safe with no line end kept: the message is one line,
