@@ -39,6 +39,8 @@ rm -rf "$seeds" && mkdir -p "$seeds"
 if command -v zip >/dev/null; then
   (cd "$seeds" && zip -q -j "$OUT/r3fuzz_differential_fuzzer_seed_corpus.zip" ./*.bin)
   (cd "$ROOT/corpus" && zip -q -j "$OUT/r3fuzz_robustness_fuzzer_seed_corpus.zip" production/*.json "$seeds"/*.bin)
+  # The printers target's hostile texts: C1 controls, line ends, characters XML 1.0 forbids.
+  (cd "$ROOT/fuzz/libfuzzer/seeds" && zip -q -j "$OUT/r3fuzz_printers_fuzzer_seed_corpus.zip" printers-*.bin)
 else
   echo "build.sh: zip not found: no seed corpora packed" >&2
 fi

@@ -53,7 +53,9 @@ rm -rf "$WORK/seeds" "$WORK/new" "$WORK/artifacts"
 mkdir -p "$WORK/seeds" "$WORK/artifacts" "$CORPUS_OUT"
 "$R3FUZZ" seed --to-binary --out "$WORK/seeds" "$ROOT/corpus/production" "$ROOT/corpus/regression" >/dev/null
 cp "$ROOT"/corpus/production/*.json "$WORK/seeds/"  # the JSON decoder's seeds, for the robustness target
-cp "$ROOT"/fuzz/libfuzzer/seeds/* "$WORK/seeds/"  # a deployment, a metadata log and adapter replies, for the same
+# A deployment, a metadata log and adapter replies, for the same; and the printers target's
+# hostile texts (printers-*.bin: C1 controls, line ends, characters XML 1.0 forbids).
+cp "$ROOT"/fuzz/libfuzzer/seeds/* "$WORK/seeds/"
 
 export R3FUZZ_KNOWN="$ROOT/corpus/regression"
 R3FUZZ_IMPLS="${R3FUZZ_IMPLS:-$([[ -n ${R3FUZZ_FAULT:-} ]] && echo r3-fixed || echo vllm-50874)}"  # what shrinking judges

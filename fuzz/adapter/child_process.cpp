@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +44,19 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// The adapter's stderr log is opened by the child, between its start and its exec, and
+// posix_spawn waits for that: a FIFO there without a reader would block r3fuzz itself, forever.
+// A FIFO, socket or directory at the name (or behind a symbolic link there) is refused before
+// the child starts, as write_new_file refuses one (docs/SECURITY.md, "One write path"); a
+// missing name is created by the open, a device such as /dev/null is appended to.
+Status check_append_log(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ok_status();
+  const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : S_ISDIR(st.st_mode) ? "a directory" : nullptr;
+  if (kind != nullptr) return Error{"--adapter-log " + path + ": refusing to append to " + kind};
+  return ok_status();
+}
+
 }  // namespace
 
 std::string describe_wait_status(int status) {
@@ -58,6 +72,7 @@ std::string describe_wait_status(int status) {
 Result<ChildProcess> ChildProcess::start(const std::string& command, const std::string& stderr_log,
                                          const std::atomic<bool>* stop) {
   ignore_sigpipe();
+  if (!stderr_log.empty()) R3_TRY_STATUS(check_append_log(stderr_log));
   int in_pipe[2], out_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0) return Error{errno_text("pipe")};
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {

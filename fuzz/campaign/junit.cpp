@@ -1,27 +1,14 @@
 #include "fuzz/campaign/junit.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "fuzz/campaign/report.hpp"
+#include "fuzz/io/utf8.hpp"
 #include "reference/case_measure.hpp"
 
 namespace r3 {
 namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i] (a non-ASCII one), or 0.
-size_t utf8_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const size_t length = lead >= 0xC2 && lead < 0xE0 ? 2 : lead >= 0xE0 && lead < 0xF0 ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  if (lead == 0xE0 && byte(i + 1) < 0xA0) return 0;   // overlong
-  if (lead == 0xED && byte(i + 1) >= 0xA0) return 0;  // surrogate
-  if (lead == 0xF0 && byte(i + 1) < 0x90) return 0;   // overlong
-  if (lead == 0xF4 && byte(i + 1) >= 0x90) return 0;  // above U+10FFFF
-  return length;
-}
 
 std::string attribute(std::string_view name, std::string_view value) {
   return " " + std::string(name) + "=\"" + xml_escape(value) + "\"";
@@ -29,18 +16,22 @@ std::string attribute(std::string_view name, std::string_view value) {
 
 }  // namespace
 
+// The one XML character filter (docs/SECURITY.md, "One XML character filter"): every text of the
+// report, attribute or character data, goes through it, and it emits only what XML 1.0 allows
+// (Char: tab, LF, CR, U+0020..U+D7FF, U+E000..U+FFFD, U+10000..U+10FFFF, as well-formed
+// UTF-8). What it cannot carry even escaped is written as visible text instead of dropped, so a
+// reader of the report still sees that something was there: a byte that is not UTF-8 (a lone
+// surrogate included) or a C0 control as \xNN, U+FFFE and U+FFFF as \ufffe and \uffff. DEL and
+// the C1 controls, which XML 1.0 allows but discourages, are escaped the same way (\x7f, \u009b),
+// as the terminal escape does, since CI logs print these texts too.
 std::string xml_escape(std::string_view text) {
   std::string out;
+  out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
-    const unsigned char ch = static_cast<unsigned char>(text[i]);
-    if (ch >= 0x80) {
-      if (const size_t n = utf8_length(text, i)) {
-        out.append(text.substr(i, n));
-        i += n;
-        continue;
-      }
-    }
-    switch (ch) {
+    const size_t at = i;
+    const int32_t cp = next_code_point(text, i);
+    char buf[8];
+    switch (cp) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
@@ -50,15 +41,16 @@ std::string xml_escape(std::string_view text) {
       case '\n': out += "&#10;"; break;
       case '\r': out += "&#13;"; break;
       default:
-        if (ch < 0x20 || ch == 0x7F || ch >= 0x80) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+        if (cp < 0x20 || cp == 0x7f) {  // -1: a byte that is not UTF-8
+          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(text[at]));
+          out += buf;
+        } else if ((cp >= 0x80 && cp <= 0x9f) || cp == 0xfffe || cp == 0xffff) {
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
           out += buf;
         } else {
-          out += static_cast<char>(ch);
+          out.append(text.substr(at, i - at));
         }
     }
-    ++i;
   }
   return out;
 }

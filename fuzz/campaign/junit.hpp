@@ -26,9 +26,11 @@ struct JunitSuite {
   std::vector<JunitCase> cases;
 };
 
-// `text` as XML character data or attribute value: & < > " ' escaped, and what XML 1.0 cannot
-// carry even escaped (control characters but tab, newline and return; bytes that are not UTF-8)
-// written as visible \xNN text, so a hostile note never breaks the document.
+// `text` as XML character data or attribute value, the one XML character filter of the report:
+// & < > " ' escaped, and what XML 1.0 cannot carry even escaped (C0 controls but tab, newline and
+// return; U+FFFE and U+FFFF; bytes that are not UTF-8, lone surrogates included) written as
+// visible text (\x01, \ufffe, \xff), as are DEL and the C1 controls (\x7f, \u009b), so a hostile
+// note, file name or adapter text never breaks the document and CI never drops the report.
 std::string xml_escape(std::string_view text);
 
 std::string junit_xml(const JunitSuite& suite);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,13 +19,18 @@ namespace r3 {
 struct CommandOutcome {
   // 0: done, nothing wrong; 1: failures found; 2: usage or input error.
   int exit_code = 0;
-  // An input or usage error: main() prints "r3fuzz <command>: <message>" to stderr and exits 2.
+  // An input or usage error: main() prints "r3fuzz <command>: <message>" to stderr, then each
+  // item of `listed` on a line of its own ("  <item>"), and exits 2. main() escapes every line
+  // end in the message and in each item (docs/SECURITY.md, "One terminal escape"), so a list is
+  // the only way an error spans lines: each line break is main()'s, never one from data.
   std::optional<Error> error;
+  std::vector<std::string> listed;
   std::string command;  // the subcommand's name, for that message
 
-  void fail(std::string command_name, Error e) {
+  void fail(std::string command_name, Error e, std::vector<std::string> items = {}) {
     command = std::move(command_name);
     error = std::move(e);
+    listed = std::move(items);
     exit_code = 2;
   }
 };

@@ -9,6 +9,7 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/export/pytest_writer.hpp"
+#include "fuzz/io/terminal_text.hpp"
 
 namespace r3 {
 namespace {
@@ -31,7 +32,7 @@ Status export_command(const ExportFlags& f) {
     return ok_status();
   }
   R3_TRY_STATUS(write_flag_file("--out", f.out, module));
-  std::cout << "wrote " << f.out << "; run it: pytest " << shell_quote(f.out) << "\n";
+  std::cout << "wrote " << terminal_safe(f.out) << "; run it: pytest " << terminal_safe(shell_quote(f.out)) << "\n";
   return ok_status();
 }
 

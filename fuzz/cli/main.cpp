@@ -31,7 +31,7 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
     if (sub->get_name() == argv[1]) return std::nullopt;
     known += (known.empty() ? "" : ", ") + sub->get_name();
   }
-  return "r3fuzz: unknown command '" + std::string(argv[1]) + "'; commands: " + known;
+  return "r3fuzz: unknown command '" + r3::terminal_safe(argv[1]) + "'; commands: " + known;
 }
 
 // What the command printed must reach its destination: a full disk or /dev/full is an error,
@@ -51,6 +51,14 @@ int run(int argc, char** argv) {
                "under DP/TP/EP/SP"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "r3fuzz " R3FUZZ_VERSION);
+  // CLI11's parse errors quote the arguments, which may be file names a glob expanded: its
+  // message goes through the same escape as every other error line; the rest of CLI11's text
+  // ("Run with --help ...") is its own. Set before the subcommands, which inherit it.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    const std::string what = e.what();
+    std::string text = CLI::FailureMessage::simple(failed, e);  // what, '\n', then CLI11's hint
+    return text.replace(0, what.size(), r3::terminal_safe(what));
+  });
   r3::CommandOutcome outcome;
   // One line per command (see fuzz/cli/commands.hpp).
   r3::add_explain_command(app, outcome);
@@ -72,12 +80,18 @@ int run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     // Every input error travels as a value; an exception here is a bug in r3fuzz, not in the input.
-    std::cerr << "r3fuzz: internal error (a bug in r3fuzz; please report it): " << e.what() << "\n";
+    std::cerr << "r3fuzz: internal error (a bug in r3fuzz; please report it): " << r3::terminal_safe(e.what()) << "\n";
     return kInternalErrorExit;
   }
   if (outcome.error) {
-    // Messages quote files (names, notes, implementation names): no raw control characters.
-    std::cerr << "r3fuzz " << outcome.command << ": " << r3::terminal_safe(outcome.error->message, true) << "\n";
+    // The one exit of every error message (docs/SECURITY.md, "One terminal escape"). Messages
+    // quote data in many places (an unknown key, an a2a or profile value, a file name, an
+    // adapter's text), and one line end from data there would print a line r3fuzz never wrote
+    // ("FAKE LINE: all good"). Rather than trust every place to quote what it adds, everything
+    // printed here goes through terminal_safe with no line end kept: the message is one line,
+    // and a multi-line error is a list whose line breaks are main()'s own (CommandOutcome).
+    std::cerr << "r3fuzz " << outcome.command << ": " << r3::terminal_safe(outcome.error->message) << "\n";
+    for (const std::string& item : outcome.listed) std::cerr << "  " << r3::terminal_safe(item) << "\n";
     return 2;
   }
   return outcome.exit_code;

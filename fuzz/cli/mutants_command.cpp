@@ -2,7 +2,6 @@
 //                [--markdown FILE] [--no-shrink] [--jobs N]
 // The fault-kill matrix (fuzz/mutants/kill_matrix.hpp). Exit 0 when every mutant that is not
 // equivalent is killed, 1 when one survives, 2 on bad input.
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>

@@ -261,19 +261,20 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
             << bad.size() << " could not be replayed";
   if (!refused.empty()) std::cout << ", " << refused.size() << " not run (external command named in the file)";
   std::cout << ": exit " << code << "\n";
+  // One message line, then the refused files as main()'s list (each line of it escaped there).
   std::string message;
   if (!bad.empty()) {
     message = std::to_string(bad.size()) + (bad.size() == 1 ? " file or path" : " files or paths") +
               " could not be replayed (listed above)";
   }
   if (!refused.empty()) {
-    // The rule once, then each file and the name it gave.
-    message += (message.empty() ? "" : "\n") + std::to_string(refused.size()) + " case file(s) not run: " +
+    // The rule once; the files, each with the name it gave, as main()'s list (escaped there).
+    message += (message.empty() ? "" : "; ") + std::to_string(refused.size()) + " case file(s) not run: " +
                std::string(kExternalFromFilesRule) + ":";
-    for (const std::string& r : refused) message += "\n  " + r;
   }
-  if (!message.empty()) return input_error(message);
-  return code;
+  if (message.empty()) return code;
+  outcome.fail("replay", Error{std::move(message)}, std::move(refused));
+  return 2;
 }
 
 }  // namespace

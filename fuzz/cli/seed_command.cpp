@@ -188,11 +188,7 @@ void run(const SeedArgs& a, CommandOutcome& outcome) {
   auto n = seed(a, errors, duplicates);
   if (!n) return fail(n.error().message);
   std::cout << "r3fuzz seed: wrote " << *n << " case(s) into " << terminal_safe(a.out) << " (" << duplicates << " duplicate(s) skipped)\n";
-  if (!errors.empty()) {
-    std::string message = std::to_string(errors.size()) + " step(s) not seeded:";
-    for (const std::string& e : errors) message += "\n  " + e;
-    fail(message);
-  }
+  if (!errors.empty()) outcome.fail("seed", Error{std::to_string(errors.size()) + " step(s) not seeded:"}, errors);
 }
 
 }  // namespace

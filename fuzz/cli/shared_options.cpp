@@ -1,13 +1,11 @@
 #include "fuzz/cli/shared_options.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/implementations/registry.hpp"
+#include "fuzz/io/new_file.hpp"
 
 namespace r3 {
 namespace {
@@ -87,12 +85,10 @@ CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view
 }
 
 Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text) {
-  const std::string where = std::string(flag) + " " + file;
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{where + ": cannot open for writing: " + std::strerror(errno)};
-  out << text;
-  out.close();
-  if (!out) return Error{where + ": cannot write"};
+  // The one write path (docs/SECURITY.md, "One write path"): a new file renamed over the name,
+  // so a FIFO there is refused rather than waited on, and a symbolic or hard link there is
+  // never written through.
+  if (Status s = write_new_file(file, text); !s.ok()) return Error{std::string(flag) + " " + s.error().message};
   return ok_status();
 }
 

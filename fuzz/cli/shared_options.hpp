@@ -66,7 +66,10 @@ inline constexpr std::string_view kJunitHelp =
     "also write a JUnit XML report to FILE (GitHub Actions, GitLab and Buildkite show it)";
 CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view use);
 
-// Writes `text` to `file`, the value of `flag` (--junit, --out); the error names both.
+// Writes `text` as the new file `file`, the value of `flag` (--junit, --out), through
+// write_new_file (fuzz/io/new_file.hpp): a FIFO, device, directory or symbolic link at `file`
+// is refused, a hard link is replaced, never written through. The error names both:
+// "--junit x.xml: refusing to replace a FIFO (...)".
 Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text);
 
 // --profile vllm|vllm-legacy|sglang|sglang-miles|any: the engine whose steps the command produces

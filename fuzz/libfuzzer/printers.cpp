@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
 #include "fuzz/adapter/protocol.hpp"
+#include "fuzz/campaign/junit.hpp"
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/source_text.hpp"
 #include "fuzz/io/terminal_text.hpp"
+#include "fuzz/io/utf8.hpp"
 #include "fuzz/libfuzzer/source_lexer.hpp"
 #include "fuzz/shrink/regression_artifacts.hpp"
 #include "reference/layout.hpp"
@@ -40,11 +43,27 @@ Case small_case() {
   return c;
 }
 
-// No control byte but '\n' (terminal_safe's and terminal_json's promise).
+// What terminal_safe and terminal_json promise: well-formed UTF-8 holding no control character
+// but '\n' (C0, DEL, C1 such as U+009B and U+0085) and no Unicode line end (U+2028, U+2029).
 void check_terminal(std::string_view text, const char* what) {
-  for (char ch : text) {
-    const auto u = static_cast<unsigned char>(ch);
-    R3_CHECK(ch == '\n' || (u >= 0x20 && u != 0x7f), what);
+  for (size_t i = 0; i < text.size();) {
+    const int32_t cp = next_code_point(text, i);
+    R3_CHECK(cp >= 0, what);  // a stray byte, 0x9b (the 8-bit CSI) among them
+    R3_CHECK(cp == '\n' || (cp >= 0x20 && cp != 0x7f), what);
+    R3_CHECK(cp < 0x80 || cp > 0x9f, what);
+    R3_CHECK(cp != 0x2028 && cp != 0x2029, what);
+  }
+}
+
+// What the JUnit XML filter promises: only characters XML 1.0 allows, '<' and '&' only as the
+// start of the markup it writes, and DEL and C1 escaped like the terminal escape does.
+void check_xml_text(std::string_view text, const char* what) {
+  for (size_t i = 0; i < text.size();) {
+    const int32_t cp = next_code_point(text, i);
+    R3_CHECK(cp == '\t' || cp == '\n' || cp == '\r' || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) ||
+                 (cp >= 0x10000 && cp <= 0x10ffff),
+             what);
+    R3_CHECK(cp != 0x7f && (cp < 0x80 || cp > 0x9f), what);
   }
 }
 
@@ -84,7 +103,7 @@ CampaignReport report_of(const Case& c, const Judgement& j) {
 }
 
 struct Rendered {
-  std::string explain_text, explain_json, report_text, report_json, test;
+  std::string explain_text, explain_json, report_text, report_json, junit, test;
 };
 
 Rendered render(Case c, const Texts& t) {
@@ -98,6 +117,7 @@ Rendered render(Case c, const Texts& t) {
   const CampaignReport report = report_of(c, j);
   out.report_text = report_text(report, false);
   out.report_json = terminal_json(report_json(report, false));
+  out.junit = junit_xml(junit_of_run(report));
   const ImplementationSpec spec{j.impl, "", ""};
   out.test = regression_test_text(regression_entry(c, j, spec, "minimized from " + t.note), j, spec,
                                   JudgeMode::concrete);
@@ -115,7 +135,18 @@ Rendered render(Case c, const Texts& t) {
 
 // Each escape alone, in a line of its language: the skeleton never changes.
 void check_escapes(const std::string& text) {
-  check_terminal(terminal_safe(text), "terminal_safe leaves no control byte");
+  const std::string safe = terminal_safe(text);
+  check_terminal(safe, "terminal_safe leaves no control character, stray byte or line end");
+  R3_CHECK(safe.find('\n') == std::string::npos, "terminal_safe leaves no line end");  // main()'s error line
+  R3_CHECK(terminal_safe(safe) == safe, "terminal_safe of its own output changes nothing");
+  const std::string json = terminal_json(nlohmann::json{{text, text}}, -1);
+  check_terminal(json, "terminal_json leaves no control character, stray byte or line end");
+  R3_CHECK(json.find('\n') == std::string::npos, "terminal_json on one line leaves no line end");
+  const std::string xml = xml_escape(text);
+  check_xml_text(xml, "the XML filter leaves only what XML 1.0 allows");
+  R3_CHECK(xml.find_first_of("<>\"'") == std::string::npos, "the XML filter escapes markup");
+  check_xml_text(junit_xml({text, {{text, text, text, std::nullopt, text}, {text, text, std::nullopt, text, text}}}),
+                 "the JUnit report holds only what XML 1.0 allows");
   const std::string cpp = "auto x = " + cpp_string_literal(text) + "; " + cpp_line_comment(text) + "\nint y;\n";
   R3_CHECK(cpp_skeleton(cpp) == std::optional<std::string>("auto x = S; C\nint y;\n"), "C++ escapes stay inside");
   const std::string py = "x = " + python_string_literal(text) + "  " + python_comment(text) + "\ny = 1\n";
@@ -150,6 +181,7 @@ void exercise_printers(std::span<const uint8_t> bytes) {
   check_terminal(got.explain_json, "explain's JSON holds no control byte");
   check_terminal(got.report_text, "the report holds no control byte");
   check_terminal(got.report_json, "the JSON report holds no control byte");
+  check_xml_text(got.junit, "the run's JUnit report holds only what XML 1.0 allows");
   R3_CHECK(lines(got.explain_text) == lines(plain.explain_text), "data adds no line to explain");
   R3_CHECK(lines(got.report_text) == lines(plain.report_text), "data adds no line to the report");
   const std::optional<std::string> skeleton = cpp_skeleton(got.test);

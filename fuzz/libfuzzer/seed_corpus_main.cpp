@@ -5,7 +5,6 @@
 // tool. Every bad file is reported (its path first); exit 0 when all converted, 2 otherwise.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/new_file.hpp"
+#include "fuzz/io/terminal_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     if (s.ok()) {
       ++written;
     } else {
-      std::cerr << "r3fuzz_seed_corpus: " << s.error().message << "\n";
+      std::cerr << "r3fuzz_seed_corpus: " << r3::terminal_safe(s.error().message) << "\n";
       ++failed;
     }
   }

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "fuzz/campaign/report.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 
 namespace r3::plugin {
@@ -65,7 +66,7 @@ int run_campaign_main(const std::vector<std::string>& names, const CampaignOptio
                       std::ostream& err) {
   auto report = run_campaign(names, options);
   if (!report) {
-    err << "r3fuzz: " << report.error().message << "\n";
+    err << "r3fuzz: " << terminal_safe(report.error().message) << "\n";  // one line, as main() prints it
     return 2;
   }
   out << report_text(*report, false);

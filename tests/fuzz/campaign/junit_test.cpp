@@ -191,5 +191,28 @@ TEST(Junit, HostileTextsStayInsideTheirElements) {
   EXPECT_EQ(root.attributes.at("name"), "s<&>");
 }
 
+// Exactly what XML 1.0 allows comes out: ordinary UTF-8 as is, everything else as visible text.
+TEST(Junit, XmlEscapeEmitsOnlyWhatXml10Allows) {
+  EXPECT_EQ(xml_escape("a&<>\"'\t\n\r z"), "a&amp;&lt;&gt;&quot;&apos;&#9;&#10;&#13; z");
+  EXPECT_EQ(xml_escape("x\xef\xbf\xbey\xef\xbf\xbfz"), "x\\ufffey\\uffffz");           // U+FFFE, U+FFFF
+  EXPECT_EQ(xml_escape(std::string("\0\x01\x1b\x1f\x7f", 5)), "\\x00\\x01\\x1b\\x1f\\x7f");  // C0, DEL
+  EXPECT_EQ(xml_escape("\xc2\x85\xc2\x9b"), "\\u0085\\u009b");                              // C1
+  EXPECT_EQ(xml_escape("\xed\xa0\x80|\x9b|\xc3|\xff"), "\\xed\\xa0\\x80|\\x9b|\\xc3|\\xff");   // not UTF-8
+  const std::string allowed = "caf\xc3\xa9 \xe2\x80\xa8 \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbd \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf";
+  EXPECT_EQ(xml_escape(allowed), allowed);  // U+D7FF, U+E000, U+FFFD, U+10FFFF: the edges of Char
+}
+
+TEST(Junit, NoncharactersInEveryPlaceOfTheReportAreEscaped) {
+  const std::string bad = "impl\xef\xbf\xbf\x01";
+  JunitSuite suite{bad, {{bad, bad, bad, std::nullopt, bad}, {bad, bad, std::nullopt, bad, bad}, {bad, bad, std::nullopt, std::nullopt, bad}}};
+  const std::string xml = junit_xml(suite);
+  EXPECT_EQ(xml.find("\xef\xbf\xbf"), std::string::npos);
+  EXPECT_EQ(xml.find('\x01'), std::string::npos);
+  const Element root = Reader(xml).document();
+  check_schema(root, "");
+  EXPECT_EQ(root.attributes.at("name"), "impl\\uffff\\x01");
+  EXPECT_EQ(root.children.at(0).children.at(0).children.at(0).text, "impl\\uffff\\x01");
+}
+
 }  // namespace
 }  // namespace r3

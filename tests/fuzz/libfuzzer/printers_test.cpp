@@ -1,5 +1,8 @@
 #include "fuzz/libfuzzer/printers.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,29 @@ TEST(Printers, IssueInputsPassEveryPrinter) {
   exercise_printers(input(")r3case\"", "b\\", std::string("\0\x7f\xff", 3), "a\"b"));
   exercise_printers({});
   exercise_printers(input("", "", "", ""));
+}
+
+// Issue 27's inputs: C1 controls (U+009B and a raw 0x9b, the 8-bit CSI; U+0085, NEL), Unicode
+// line ends, a forged line, and what XML 1.0 forbids (U+FFFE, U+FFFF, a lone surrogate, C0).
+TEST(Printers, C1LineEndsAndXmlForbiddenCharactersPassEveryPrinter) {
+  exercise_printers(input("note \xc2\x9b" "2J \x9b" "2J \xc2\x85 \xe2\x80\xa8 \xe2\x80\xa9", "b\xc2\x85" "FAKE",
+                          "err\nFAKE LINE: all good\xe2\x80\xa8", "impl\xc2\x9b\x9b"));
+  exercise_printers(input("\xef\xbf\xbe\xef\xbf\xbf", "b\xef\xbf\xbf", "\xed\xa0\x80\x01\x0b\xc0\xaf", "i\xef\xbf\xbf"));
+}
+
+// The printers target's seeds (fuzz/libfuzzer/seeds/printers-*.bin, its corpus in ci-fuzz.sh and
+// .clusterfuzzlite/build.sh) hold those inputs; each passes.
+TEST(Printers, TheSeedsPass) {
+  const std::filesystem::path seeds = std::filesystem::path(R3FUZZ_SOURCE_DIR) / "fuzz/libfuzzer/seeds";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(seeds)) {
+    if (!entry.path().filename().string().starts_with("printers-")) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    exercise_printers(bytes);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 2);
 }
 
 TEST(Printers, AFuzzedCaseIsRenderedToo) {
