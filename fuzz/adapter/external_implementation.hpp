@@ -73,7 +73,7 @@ class ExternalImplementation final : public Implementation {
   Result<std::vector<CaptureReply>> exchange_batch(const nlohmann::json& case_json, const Step& step,
                                                    const BufferShape& buffer) const;
   Error ended(const std::string& what, const std::string& unfinished) const;
-  // SGLang steps (fuzz/adapter/sglang_exchange.cpp): one request per rank, or one per case
+  // SGLang steps (fuzz/engines/sglang/adapter_exchange.cpp): one request per rank, or one per case
   // when batched, each reply the rank's published rows.
   Result<ConcreteOutcome> run_sglang(const Case& c, const Step& step) const;
 

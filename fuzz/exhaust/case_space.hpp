@@ -17,7 +17,7 @@
 //     gives the same single chunk;
 //   - layer 0 and L-1.
 // Metadata overrides (the rejection cases) are not enumerated. A profile of SGLang's enumerates
-// SGLang units instead (sglang_space.hpp), and profile any both engines', vLLM's first.
+// SGLang units instead (fuzz/engines/sglang/exhaust_space.hpp), and profile any both engines', vLLM's first.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "fuzz/exhaust/bounds.hpp"
-#include "fuzz/exhaust/sglang_space.hpp"
+#include "fuzz/engines/sglang/exhaust_space.hpp"
 #include "reference/case.hpp"
 
 namespace r3 {
@@ -34,7 +34,7 @@ namespace r3 {
 struct CaseUnit {
   Topology topology;
   std::vector<int64_t> tokens;
-  std::optional<SglangUnit> sglang;  // an SGLang unit (sglang_space.hpp): the fields above unused
+  std::optional<SglangUnit> sglang;  // an SGLang unit (fuzz/engines/sglang/exhaust_space.hpp): the fields above unused
 };
 
 // Every unit within the bounds, in the order above. Holds them all: count first (below).

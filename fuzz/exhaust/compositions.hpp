@@ -1,5 +1,5 @@
 // Count vectors in lexicographic order: the token (or request) layouts both engines' exhaustive
-// spaces enumerate (case_space.cpp, sglang_space.cpp).
+// spaces enumerate (case_space.cpp, fuzz/engines/sglang/exhaust_space.cpp).
 #pragma once
 
 #include <algorithm>
