@@ -65,7 +65,7 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
   }
   sizings += "}";
 
-  // Every (kind, rank or layer, row, slot) gets its own int32 value (vllm_harness.hpp, rows_of).
+  // Every (kind, rank or layer, row, slot) gets its own int32 value (fuzz/engines/vllm/export_harness.hpp, rows_of).
   const int64_t span_a = std::max(c.topology.dp, c.model.layers);
   const int64_t span_r = std::max(in.row_span, most_rows);
   const int64_t top_k = c.model.top_k;

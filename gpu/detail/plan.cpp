@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gpu/detail/plan.hpp"
-#include "gpu/detail/plan_sglang.hpp"
+#include "gpu/engines/sglang/plan.hpp"
 #include "gpu/detail/plan_support.hpp"
 #include "reference/capturer.hpp"
 #include "reference/provenance.hpp"

@@ -1,5 +1,5 @@
 // The SGLang part of an exported pytest module, after its data (pytest_writer.cpp,
-// sglang_target.cpp): the values that name their tokens, the fakes of what SGLang's capture and
+// export_target.cpp): the values that name their tokens, the fakes of what SGLang's capture and
 // _get_local_slice read, the capturer built as SGLang builds it, and the tests. Python, kept as
 // one text so the generated file reads top to bottom; it names only the data constants.
 //

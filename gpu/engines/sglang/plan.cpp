@@ -1,6 +1,6 @@
 // Sources, paths under python/sglang/srt/ of SGLang upstream main at
 // 30cb848d4b455a288a37cfeb6a45aff34f5634a6 (the same on sglang-miles at c447264eba46).
-#include "gpu/detail/plan_sglang.hpp"
+#include "gpu/engines/sglang/plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "fuzz/cli/explain_sglang.hpp"
+#include "fuzz/engines/sglang/explain.hpp"
 
 #include <sstream>
 

@@ -1,6 +1,6 @@
 // The SGLang entry of engine_target.hpp: its real capturer, its sizings and its data lines, the
 // capture calls with the layout each call's rows have (what the proposed fix reads) and the
-// forward end (what _get_local_slice reads). The harness is sglang_harness.hpp.
+// forward end (what _get_local_slice reads). The harness is export_harness.hpp.
 //
 // Sources: SGLang upstream main at 30cb848d4b455a288a37cfeb6a45aff34f5634a6, paths under
 // python/sglang/srt/: state_capturer/routed_experts.py (RoutedExpertsCapturer: __init__, capture,
@@ -9,7 +9,7 @@
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
-#include "fuzz/export/sglang_harness.hpp"
+#include "fuzz/engines/sglang/export_harness.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {

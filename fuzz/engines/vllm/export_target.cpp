@@ -1,9 +1,9 @@
 // The vLLM entry of engine_target.hpp: its real capturer, its sizings and its data lines (the
-// capture calls with the forward context's DP metadata). The harness is vllm_harness.hpp.
+// capture calls with the forward context's DP metadata). The harness is export_harness.hpp.
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
-#include "fuzz/export/vllm_harness.hpp"
+#include "fuzz/engines/vllm/export_harness.hpp"
 
 namespace r3 {
 namespace {
