@@ -261,13 +261,14 @@ JsonSize json_size(const Step& s) {
   return {int64_t{s.dp} * s.tp, static_cast<int64_t>(s.calls.size()), s.sglang ? sglang_written_runs(s) : 0, 0};
 }
 
-Status json_size_status(const Step& s, const JsonSize& n, bool judged) {
+// `copies_counted`: n.copies holds the published copies (counted once the policies are judged).
+Status json_size_status(const Step& s, const JsonSize& n, bool copies_counted) {
   if (n.entries() <= kMaxJsonRankEntries) return ok_status();
   std::string what = std::to_string(n.ranks) + " ranks, " + std::to_string(n.calls) + " calls, " +
                      std::to_string(kExplainedPolicies) + " policies";
   if (s.sglang) {
     what += "; " + std::to_string(n.runs) + " runs of rows written";
-    if (judged) what += ", " + std::to_string(n.copies) + " copies published";
+    if (copies_counted) what += ", " + std::to_string(n.copies) + " copies published";
   }
   return Error{"--json: this case's explanation lists " + std::to_string(n.entries()) + " rank entries" +
                (s.sglang ? " and runs" : "") + " (" + what + "); at most " + std::to_string(kMaxJsonRankEntries) +
@@ -280,8 +281,10 @@ Status check_json_size(const Step& s) { return json_size_status(s, json_size(s),
 
 Status check_json_size(const Explanation& e) {
   JsonSize n = json_size(e.step);
-  if (e.step.sglang && n.entries() <= kMaxJsonRankEntries) n.copies = sglang_published_copies(e);
-  return json_size_status(e.step, n, true);
+  // Counting the copies decides every rank again: only worth it while the rest fits.
+  const bool count_copies = e.step.sglang && n.entries() <= kMaxJsonRankEntries;
+  if (count_copies) n.copies = sglang_published_copies(e);
+  return json_size_status(e.step, n, count_copies);
 }
 
 std::string explanation_text(const Explanation& e) {

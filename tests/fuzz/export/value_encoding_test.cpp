@@ -3,6 +3,7 @@
 // fused shared experts' ids, fill values), for every size the case format allows.
 #include "fuzz/export/value_encoding.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -19,11 +20,12 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr RowKind kKinds[] = {RowKind::untouched, RowKind::token, RowKind::sp_padding, RowKind::placeholder};
 
-// The exact range, in 128 bits: whether every value fits int32 (what value_encoding must decide).
+// Whether every value fits int32 (what value_encoding must decide), computed exactly: within the
+// sizes below (span_a <= 2^10, rows and slots <= 2^40 + 1, top_k <= 2^6) every product stays under 2^60.
 bool fits_int32(const EncodedStep& s) {
-  const __int128 span_a = std::max(s.dp, s.layers);
-  const __int128 highest = __int128{s.experts} + kFusedSharedExperts + __int128{kRowKindCodes} * span_a * s.row_span * s.top_k - 1;
-  const __int128 lowest_host = -(__int128{s.host_slots} * s.layers * s.top_k);
+  const int64_t span_a = std::max(s.dp, s.layers);
+  const int64_t highest = s.experts + kFusedSharedExperts + kRowKindCodes * span_a * s.row_span * s.top_k - 1;
+  const int64_t lowest_host = -(s.host_slots * s.layers * s.top_k);
   return highest <= kInt32Max && lowest_host >= kInt32Min;
 }
 
