@@ -11,9 +11,10 @@ namespace {
 
 // Each distinct tensor once: on the gathered path every rank receives the same batch, and a
 // step of D*T ranks would otherwise repeat it D*T times. Linear in the step (comparing every
-// rank's tensor by content took 30 s at dp 256, tp 64, and minutes at dp 1024): a rank's tensor is first looked up by where its rows come from
-// (which tensor of the call, which rows; for a TP all-gather, the rows of its DP rank's members),
-// so each source is materialised and compared by content once, not once per (d, t).
+// rank's tensor by content took 30 s at dp 256, tp 64, and minutes at dp 1024): a rank's tensor
+// is first looked up by where its rows come from (which tensor of the call, which rows; for a TP
+// all-gather, its DP rank), so each source is materialised and compared by content once, not
+// once per (d, t).
 class TensorTable {
  public:
   explicit TensorTable(std::vector<std::vector<RowRun>>& tensors) : tensors_(tensors) {}
@@ -102,7 +103,8 @@ class ExpectedRows {
     // The source: the TP all-gather when there is one (reference_source), else the rows received.
     std::string where = std::to_string(call.index) + ":" + std::to_string(view.dp) + ":";
     if (view.tp_gathered >= 0) where += "g" + std::to_string(view.tp_gathered);
-    else where += std::to_string(view.received) + ":" + std::to_string(view.rows.lo) + ":" + std::to_string(view.rows.hi);
+    else
+      where += std::to_string(view.received) + ":" + std::to_string(view.rows.lo) + ":" + std::to_string(view.rows.hi);
     auto [it, added] = seen_.emplace(where, std::vector<ExpectedRun>{});
     if (!added) return it->second;
     const RowTensor source = reference_source(call, view);
