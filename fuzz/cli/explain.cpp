@@ -245,15 +245,46 @@ ojson explanation_json(const Explanation& e) {
           {"policies", std::move(policies)}};
 }
 
-Status check_json_size(const Step& s) {
-  const int64_t ranks = int64_t{s.dp} * s.tp;
-  const int64_t per_rank = 1 + static_cast<int64_t>(s.calls.size()) * (1 + kExplainedPolicies);
-  const int64_t entries = ranks * per_rank;  // at most 2^16 ranks * (1 + 2^16 calls * 4): no overflow
-  if (entries <= kMaxJsonRankEntries) return ok_status();
-  return Error{"--json: this case's explanation lists " + std::to_string(entries) + " rank entries (" +
-               std::to_string(ranks) + " ranks, " + std::to_string(s.calls.size()) + " calls, " +
-               std::to_string(kExplainedPolicies) + " policies); at most " + std::to_string(kMaxJsonRankEntries) +
+namespace {
+
+// What explanation_json() lists whose number grows with the case, counted before it is built.
+struct JsonSize {
+  int64_t ranks = 0;
+  int64_t calls = 0;
+  int64_t runs = 0;    // SGLang: the runs of the tensor each rank writes, per call
+  int64_t copies = 0;  // SGLang: the copies each model publishes, per rank and call
+  // At most 2^16 ranks * (1 + 2^16 calls * 4), plus runs and copies each far below 2^60: no overflow.
+  int64_t entries() const { return ranks * (1 + calls * (1 + kExplainedPolicies)) + runs + copies; }
+};
+
+JsonSize json_size(const Step& s) {
+  return {int64_t{s.dp} * s.tp, static_cast<int64_t>(s.calls.size()), s.sglang ? sglang_written_runs(s) : 0, 0};
+}
+
+// `copies_counted`: n.copies holds the published copies (counted once the policies are judged).
+Status json_size_status(const Step& s, const JsonSize& n, bool copies_counted) {
+  if (n.entries() <= kMaxJsonRankEntries) return ok_status();
+  std::string what = std::to_string(n.ranks) + " ranks, " + std::to_string(n.calls) + " calls, " +
+                     std::to_string(kExplainedPolicies) + " policies";
+  if (s.sglang) {
+    what += "; " + std::to_string(n.runs) + " runs of rows written";
+    if (copies_counted) what += ", " + std::to_string(n.copies) + " copies published";
+  }
+  return Error{"--json: this case's explanation lists " + std::to_string(n.entries()) + " rank entries" +
+               (s.sglang ? " and runs" : "") + " (" + what + "); at most " + std::to_string(kMaxJsonRankEntries) +
                " are written as JSON. The text output (without --json) is bounded and shows this case"};
+}
+
+}  // namespace
+
+Status check_json_size(const Step& s) { return json_size_status(s, json_size(s), false); }
+
+Status check_json_size(const Explanation& e) {
+  JsonSize n = json_size(e.step);
+  // Counting the copies decides every rank again: only worth it while the rest fits.
+  const bool count_copies = e.step.sglang && n.entries() <= kMaxJsonRankEntries;
+  if (count_copies) n.copies = sglang_published_copies(e);
+  return json_size_status(e.step, n, count_copies);
 }
 
 std::string explanation_text(const Explanation& e) {

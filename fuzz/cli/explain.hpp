@@ -37,12 +37,17 @@ nlohmann::ordered_json explanation_json(const Explanation& e);
 
 // explanation_json() is never cut, so its size is checked first, on the derived step alone
 // (before the policies are judged, which takes minutes on the largest cases): it lists dp*tp
-// ranks, and each rank again per call and per policy. More than kMaxJsonRankEntries such
-// entries (about half a GB of JSON in memory) is an error stating the count and the bound; the
-// text output stays bounded for every case (docs/SECURITY.md, memory budgets).
+// ranks, and each rank again per call and per policy; an SGLang explanation also lists, in each
+// rank's entry of a call, the runs of rows the rank writes. More than kMaxJsonRankEntries such
+// entries and runs (about half a GB of JSON in memory) is an error stating the count and the
+// bound; the text output stays bounded for every case (docs/SECURITY.md, memory budgets).
+// check_json_size(Explanation) checks again once the policies are judged, with the rows each
+// SGLang model publishes (a list per rank and call) counted too; it is the check to pass before
+// explanation_json().
 inline constexpr int64_t kMaxJsonRankEntries = int64_t{1} << 20;
 inline constexpr int64_t kExplainedPolicies = 3;  // explain_case() judges vllm-50874, vllm-pre-50874, r3-fixed
 Status check_json_size(const Step& s);
+Status check_json_size(const Explanation& e);
 
 // The human report: tables of ranks, shards and padding, then each policy's decision. Bounded
 // whatever the case: a table longer than 64 rows folds runs of identical ranks and is cut at 64

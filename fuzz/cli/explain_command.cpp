@@ -5,6 +5,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/explain.hpp"
+#include "fuzz/cli/shown_paths.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "reference/layout.hpp"
@@ -28,6 +29,7 @@ Status explain_command(const ExplainFlags& f) {
   R3_TRY(Explanation e, explain_case(c));
   const ProfileStanding standing = standing_of(c);
   if (f.json) {
+    R3_TRY_STATUS(check_json_size(e));
     nlohmann::json doc = explanation_json(e);
     doc["profile"] = {{"name", std::string(to_string(standing.profile))},
                       {"named", standing.named},
@@ -49,7 +51,7 @@ void add_explain_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("case", f->case_path, "the case file (JSON, format r3fuzz-case/1)")->required();
   add_json_option(*cmd, f->json, "the explanation, instead of tables");
   cmd->callback([f, &outcome] {
-    if (Status s = explain_command(*f); !s) outcome.fail("explain", s.error());
+    if (Status s = explain_command(*f); !s) outcome.fail("explain", with_shown_paths(s.error(), {f->case_path}));
   });
 }
 

@@ -7,6 +7,7 @@
 #include "fuzz/campaign/shell_quote.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
+#include "fuzz/cli/shown_paths.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/export/pytest_writer.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -53,7 +54,7 @@ void add_export_command(CLI::App& app, CommandOutcome& outcome) {
                   "R3FUZZ_ENGINE overrides it when the test runs");
   cmd->add_option("--out", f->out, "the file to write (default: standard output)");
   cmd->callback([f, &outcome] {
-    if (Status s = export_command(*f); !s) outcome.fail("export", s.error());
+    if (Status s = export_command(*f); !s) outcome.fail("export", with_shown_paths(s.error(), {f->case_path, f->out}));
   });
 }
 

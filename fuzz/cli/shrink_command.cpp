@@ -21,6 +21,7 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/cli/output_dir.hpp"
+#include "fuzz/cli/shown_paths.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/input_file.hpp"
@@ -126,8 +127,10 @@ class Deadline {
 };
 
 int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
+  // Paths from the command line (and the folder named after the input) are shown escaped.
+  const std::string input_dir = fs::path(f.input.empty() ? f.from_bytes : f.input).parent_path().string();
   auto input_error = [&](const Error& e) {
-    outcome.fail("shrink", e);
+    outcome.fail("shrink", with_shown_paths(e, {f.input, f.from_bytes, f.out, input_dir}));
     return 2;
   };
   if (!f.out.empty()) {

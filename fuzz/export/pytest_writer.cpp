@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
 #include "fuzz/export/step_inputs.hpp"
+#include "fuzz/export/value_encoding.hpp"
 #include "reference/case_measure.hpp"
 #include "reference/policy.hpp"
 
@@ -65,14 +65,13 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
   }
   sizings += "}";
 
-  // Every (kind, rank or layer, row, slot) gets its own int32 value (fuzz/engines/vllm/export_harness.hpp, rows_of).
-  const int64_t span_a = std::max(c.topology.dp, c.model.layers);
-  const int64_t span_r = std::max(in.row_span, most_rows);
-  const int64_t top_k = c.model.top_k;
-  if (span_r > std::numeric_limits<int32_t>::max() / (4 * span_a * top_k)) {
-    return Error{"the step has " + text(span_r) + " rows across " + text(span_a) + " ranks or layers and top_k " +
-                 text(top_k) + ": too many to give every row its own int32 value (the buffer is int32)"};
-  }
+  // Every (kind, rank or layer, row) gets its own int32 value, above every id a capturer can hold
+  // of its own accord (value_encoding.hpp).
+  int64_t most_tokens = 0;
+  for (int64_t n : in.num_tokens) most_tokens = std::max(most_tokens, n);
+  R3_TRY(const ValueEncoding encoding,
+         value_encoding({c.model.experts, c.topology.dp, c.model.layers, c.model.top_k,
+                         std::max({in.row_span, most_rows, most_tokens}), in.host_slots}));
 
   std::string out = header(target);
   out += "CASE_FILE = " + python_string_literal(how.case_file) + "\n";
@@ -93,7 +92,11 @@ Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
   out += "DP, TP, LAYERS, TOP_K, LAYER = " + text(c.topology.dp) + ", " + text(c.topology.tp) + ", " +
          text(c.model.layers) + ", " + text(c.model.top_k) + ", " + text(c.layer) + "\n";
   out += "NUM_TOKENS = " + list(in.num_tokens) + "  # n_d: the rows each DP rank runs with\n";
-  out += "SPAN_R = " + text(span_r) + "  # more than any row index below\n";
+  out += "SPAN_R = " + text(encoding.span_r) + "  # more than any row index below\n";
+  out += "EXPERTS, SHARED_EXPERTS = " + text(c.model.experts) + ", " + text(kFusedSharedExperts) +
+         "  # expert ids: routed 0 .. EXPERTS - 1, then the fused shared experts'\n";
+  out += "BASE = " + text(encoding.base) +
+         "  # every routing value below is at least BASE: no expert id, no fill value (-1, 0) is one\n";
   out += "REJECTION = " + (in.rejection ? python_string_literal(*in.rejection) : std::string("None")) + "\n\n";
   out += "# Every distinct routing tensor of the step, as runs (kind, dp, first row index, rows).\nTENSORS = [\n";
   for (const auto& tensor : in.tensors) {

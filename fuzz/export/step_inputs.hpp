@@ -45,8 +45,16 @@ struct StepInputs {
   std::vector<std::vector<ExpectedRun>> expected;
   std::optional<std::string> rejection;  // why every implementation must reject the step
   int64_t row_span = 0;                  // 1 + the largest row index any run names
+  int64_t host_slots = 0;                // SGLang: the most KV slots of a rank + 1 (slot 0: padding); vLLM: 0
 };
 
+// What an exported module lists grows with ranks times calls (each rank's tensor per call), and
+// with the runs of rows of every distinct tensor and of every rank's expected rows. At most this
+// many such entries (about 150 MB of Python): a larger step is refused as soon as its count passes
+// the bound, before anything more is built (docs/SECURITY.md, memory budgets).
+inline constexpr int64_t kMaxExportEntries = int64_t{1} << 22;
+
+// An error when the case is invalid or its module would list more than kMaxExportEntries.
 Result<StepInputs> step_inputs(const Case& c);
 
 }  // namespace r3

@@ -3,6 +3,7 @@
 // passes on the fixed one (issue 20), vLLM and SGLang entries alike. The failure a user reads is
 // asserted word for word.
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,44 @@ TEST_F(ExportedPytest, SglangWindowTokenBucketPassesWithMilesRunner) {
   EXPECT_EQ(pytest(module, kSglangUpstream).exit_code, 1);
   const PytestRun miles = pytest(module, kSglangMiles);
   EXPECT_EQ(miles.exit_code, 0) << miles.out;
+}
+
+// The value encoding against the fused shared expert's id (docs/SECURITY.md, "The value encoding
+// of exported tests"): SGLang's device buffer is [R, L, K + 1], its last column the shared
+// expert's id, EXPERTS. With K = 1 and "experts" set to what token (0, 0)'s value was before the
+// values started above every expert id (6: dp 1, 2 layers, 3 rows), a capturer that publishes the
+// shared column instead of the routed one passed. It fails now, naming what it published, with
+// that "experts" and the smallest (tests/fuzz/export/value_encoding_test.cpp checks all others);
+// the fixed sample passes.
+TEST_F(ExportedPytest, ACapturerPublishingTheSharedExpertsColumnFails) {
+  R3FUZZ_NEED_TORCH();
+  // The sample module with one more capturer (the module's own globals are what the test fakes).
+  std::string sample = test::read_file_bytes(kSource / "examples/python/sglang_capture_sample.py");
+  sample += "\n\nclass SharedColumnCapturer(FixedRoutedExpertsCapturer):\n"
+            "    def _get_local_slice(self, forward_batch, can_run_graph, cuda_graph_batch):\n"
+            "        return self.device_cache.buffer[: forward_batch.out_cache_loc.shape[0], :, self.top_k:]\n";
+  std::ofstream(dir_ / "shared_column_sample.py") << sample;
+  const Sample shared{"shared_column_sample:SharedColumnCapturer", "sglang-fixed"};
+  const Sample fixed{"shared_column_sample:FixedRoutedExpertsCapturer", "sglang-fixed"};
+  for (int experts : {6, 1}) {
+    SCOPED_TRACE("experts " + std::to_string(experts));
+    const fs::path entry = dir_ / ("shared_" + std::to_string(experts) + ".json");
+    std::ofstream(entry) << R"({"format": "r3fuzz-case/1", "engine": "sglang",
+ "topology": {"dp": 1, "tp": 1, "dp_attention": false, "a2a": "none"},
+ "model": {"layers": 2, "top_k": 1, "experts": )" << experts << R"(}, "forward": "extend", "tokens": [1],
+ "tbo": false, "chunked_prefill_size": 3, "max_running_requests": 1, "layer": 1})";
+    const fs::path module = exported(entry);
+    const PytestRun run = pytest(module, shared);
+    EXPECT_EQ(run.exit_code, 1) << run.out;  // was 0 with experts 6: the shared expert's id was token (0, 0)'s value
+    EXPECT_NE(run.out.find("\npublished row 0 of dp 0 tp 0 (KV slot 1) holds the fused shared expert's id [" +
+                           std::to_string(experts) + "] (no token's value), expected token (0, 0) (1 of 1 published "
+                           "row wrong)\n"),
+              std::string::npos)
+        << run.out;
+    if (experts != 6) continue;
+    const PytestRun right = pytest(module, fixed);
+    EXPECT_EQ(right.exit_code, 0) << right.out;
+  }
 }
 
 }  // namespace

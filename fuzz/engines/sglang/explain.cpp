@@ -173,6 +173,39 @@ ojson policy_json(const Explanation& e, const Judgement& j) {
 
 }  // namespace
 
+int64_t sglang_written_runs(const Step& s) {
+  int64_t runs = 0;
+  RowTensor scratch;
+  for (const Call& call : s.calls)
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView v = call.view(r);
+      // written_tensor() without its copy: a whole tensor is read in place, a slice cut once.
+      const RowTensor& written =
+          v.tp_gathered >= 0 ? call.tensors[static_cast<size_t>(v.tp_gathered)] : call.rows_of(v, scratch);
+      runs += static_cast<int64_t>(written.runs().size());
+    }
+  return runs;
+}
+
+int64_t sglang_published_copies(const Explanation& e) {
+  int64_t copies = 0;
+  CaptureDecision decision;
+  decision.wants_words = false;  // only the copies are counted
+  for (const Judgement& j : e.policies) {
+    // decide_all() one decision at a time: nothing is kept but the count.
+    const std::unique_ptr<CapturePolicy> policy = make_policy(j.impl);
+    const BufferShape buffer{j.allocation.capture_rows, e.c.model.layers, e.c.model.top_k};
+    const size_t ranks = static_cast<size_t>(e.step.dp) * static_cast<size_t>(e.step.tp);
+    for (size_t r = 0; r < ranks; ++r)
+      for (const Call& call : e.step.calls) {
+        decision.clear();
+        policy->decide(capture_call_for(e.step, call, call.view(r), buffer), decision);
+        copies += static_cast<int64_t>(decision.copies.size());
+      }
+  }
+  return copies;
+}
+
 ojson sglang_explanation_json(const Explanation& e) {
   const Step& s = e.step;
   const sglang::ForwardLayout& f = *s.sglang;

@@ -14,4 +14,10 @@ namespace r3 {
 nlohmann::ordered_json sglang_explanation_json(const Explanation& e);
 std::string sglang_explanation_text(const Explanation& e);
 
+// What sglang_explanation_json() lists beyond its rank entries, counted without building it
+// (explain.hpp, check_json_size): the runs of every rank's written tensor in every call, and the
+// copies every model publishes on every rank and call.
+int64_t sglang_written_runs(const Step& s);
+int64_t sglang_published_copies(const Explanation& e);
+
 }  // namespace r3

@@ -20,16 +20,17 @@ inline constexpr std::string_view kSglangHarness = R"PY(
 import sys
 
 # ---- values computable by construction ---------------------------------------------------------
-# Every routing value names its row: value = ((kind * SPAN_A + a) * SPAN_R + index) * TOP_K + k,
+# Every routing value names its row: value = BASE + ((kind * SPAN_A + a) * SPAN_R + index) * TOP_K + k,
 # with a = the DP rank (the layer for a device-buffer row an earlier forward left) and index = the
 # token (j >= NUM_TOKENS[a]: a padding row of the rank's batch) or the device-buffer row. Host-cache
-# slots start negative: -((slot * LAYERS + layer) * TOP_K + k) - 1. So a wrong row says what it is.
+# slots start negative: -((slot * LAYERS + layer) * TOP_K + k) - 1. So a wrong row says what it is,
+# and no expert id (routed 0 .. EXPERTS - 1, shared EXPERTS .. BASE - 1) or fill value (-1, 0) a
+# capturer can hold is ever a token's value.
 KIND_CODES = {"untouched": 0, "token": 1, "sp_padding": 2, "placeholder": 3}
 KIND_NAMES = {code: kind for kind, code in KIND_CODES.items()}
 SPAN_A = max(DP, LAYERS)
 # Fused shared-expert columns of the device buffer (num_fused_shared_experts): every tensor gets the
 # ids EXPERTS, EXPERTS + 1, ... appended, as the fused router does; the window drops them ([:topk_size]).
-SHARED_EXPERTS = 1
 WIDTH = TOP_K + SHARED_EXPERTS
 VERSION = os.environ.get("R3FUZZ_SGLANG_VERSION") or "upstream"
 
@@ -40,7 +41,7 @@ def rows_of(kind, a, first, length):
         index = torch.full((length,), first, dtype=torch.int64)
     else:
         index = torch.arange(first, first + length, dtype=torch.int64)
-    base = ((KIND_CODES[kind] * SPAN_A + a) * SPAN_R + index) * TOP_K
+    base = BASE + ((KIND_CODES[kind] * SPAN_A + a) * SPAN_R + index) * TOP_K
     return (base[:, None] + torch.arange(TOP_K, dtype=torch.int64)[None, :]).to(torch.int32)
 
 
@@ -60,7 +61,7 @@ def fresh_device_buffer(rows):
     row = torch.arange(rows, dtype=torch.int64)[:, None, None]
     layer = torch.arange(LAYERS, dtype=torch.int64)[None, :, None]
     k = torch.arange(TOP_K, dtype=torch.int64)[None, None, :]
-    routed = ((layer * SPAN_R + row) * TOP_K + k).to(torch.int32)
+    routed = (BASE + (layer * SPAN_R + row) * TOP_K + k).to(torch.int32)
     shared = torch.arange(EXPERTS, EXPERTS + SHARED_EXPERTS, dtype=torch.int32).expand(rows, LAYERS, SHARED_EXPERTS)
     return torch.cat([routed, shared], dim=2)
 
@@ -82,7 +83,11 @@ def describe(values):
         if rest % TOP_K == 0 and values == [v - j for j in range(len(values))]:
             return f"its stale value (nothing wrote KV slot {slot} in this forward)"
         return f"the values {values}"
-    rest, k = divmod(v, TOP_K)
+    if all(EXPERTS <= x < BASE for x in values):
+        return f"the fused shared expert's id{'s' if len(values) > 1 else ''} {values} (no token's value)"
+    if v < BASE:
+        return f"the values {values}"
+    rest, k = divmod(v - BASE, TOP_K)
     rest, index = divmod(rest, SPAN_R)
     code, a = divmod(rest, SPAN_A)
     if k != 0 or code > 3 or values != [v + j for j in range(len(values))]:
@@ -215,7 +220,8 @@ def make_capturer(capturer_class, dp):
     capturer.num_layers, capturer.topk_size, capturer.num_fused_shared_experts = LAYERS, TOP_K, SHARED_EXPERTS
     capturer.top_k = TOP_K  # r3fuzz's sample names topk_size so
     if gather_rows is not None:
-        capturer.gather_buffer = torch.empty((gather_rows, WIDTH), dtype=torch.int32)
+        # torch.empty in SGLang; a fill value here, so a row read unwritten is never a token's value.
+        capturer.gather_buffer = torch.full((gather_rows, WIDTH), -1, dtype=torch.int32)
     return capturer
 
 

@@ -41,8 +41,7 @@ std::string sglang_data(const Case& c, const StepInputs& in) {
   const sglang::ForwardLayout& f = *step.sglang;
   const size_t D = static_cast<size_t>(step.dp);
   const sglang::Forward& fw = *c.sglang;
-  std::string out = "EXPERTS = " + text(c.model.experts) + "  # the fused shared experts' ids start here\n";
-  out += "DP_ATTENTION = " + boolean(f.dp_attention) + "\n";
+  std::string out = "DP_ATTENTION = " + boolean(f.dp_attention) + "\n";
   out += "A2A = " + python_string_literal(sglang::to_string(f.a2a)) + "  # --moe-a2a-backend\n";
   out += "FORWARD = " + python_string_literal(sglang::to_string(f.kind)) + "\n";
   out += "CHUNKED_PREFILL_SIZE, MAX_RUNNING_REQUESTS = " + text(fw.chunked_prefill_size) + ", " +

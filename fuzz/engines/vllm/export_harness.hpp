@@ -9,9 +9,10 @@ namespace r3 {
 
 inline constexpr std::string_view kVllmHarness = R"PY(
 # ---- values computable by construction ---------------------------------------------------------
-# Every routing value names its row: value = ((kind * SPAN_A + a) * SPAN_R + index) * TOP_K + k,
+# Every routing value names its row: value = BASE + ((kind * SPAN_A + a) * SPAN_R + index) * TOP_K + k,
 # with a = the DP rank (the layer for an untouched buffer row) and index = the token, the padded
-# row, or the buffer row. So a misplaced row says which token it is.
+# row, or the buffer row. So a misplaced row says which token it is, and no expert id or fill value
+# (-1, 0) a capturer can hold is ever an expected value.
 KIND_CODES = {"untouched": 0, "token": 1, "sp_padding": 2, "placeholder": 3}
 KIND_NAMES = {code: kind for kind, code in KIND_CODES.items()}
 SPAN_A = max(DP, LAYERS)
@@ -23,7 +24,7 @@ def rows_of(kind, a, first, length):
         index = torch.full((length,), first, dtype=torch.int64)
     else:
         index = torch.arange(first, first + length, dtype=torch.int64)
-    base = ((KIND_CODES[kind] * SPAN_A + a) * SPAN_R + index) * TOP_K
+    base = BASE + ((KIND_CODES[kind] * SPAN_A + a) * SPAN_R + index) * TOP_K
     return (base[:, None] + torch.arange(TOP_K, dtype=torch.int64)[None, :]).to(torch.int32)
 
 
@@ -38,7 +39,7 @@ def fresh_buffer(rows):
     row = torch.arange(rows, dtype=torch.int64)[:, None, None]
     layer = torch.arange(LAYERS, dtype=torch.int64)[None, :, None]
     k = torch.arange(TOP_K, dtype=torch.int64)[None, None, :]
-    return ((layer * SPAN_R + row) * TOP_K + k).to(torch.int32)
+    return (BASE + (layer * SPAN_R + row) * TOP_K + k).to(torch.int32)
 
 
 def expected_buffer(dp, tp, rows):
@@ -53,10 +54,10 @@ def describe(values, row, layer):
     """A buffer row's content in r3fuzz's words: "token (1, 5)", "SP padding row 7 of dp 0"."""
     values = [int(v) for v in values]
     v = values[0]
-    rest, k = divmod(v, TOP_K)
+    rest, k = divmod(v - BASE, TOP_K)
     rest, index = divmod(rest, SPAN_R)
     code, a = divmod(rest, SPAN_A)
-    if v < 0 or k != 0 or code > 3 or values != [v + j for j in range(len(values))]:
+    if v < BASE or k != 0 or code > 3 or values != [v + j for j in range(len(values))]:
         return f"the values {values}"
     kind = KIND_NAMES[code]
     if kind == "token":

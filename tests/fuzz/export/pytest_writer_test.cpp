@@ -38,6 +38,8 @@ TEST(PytestWriter, MicrobatchOverwriteDataLines) {
            "DP, TP, LAYERS, TOP_K, LAYER = 2, 1, 1, 1, 0",
            "NUM_TOKENS = [2, 2]  # n_d: the rows each DP rank runs with",
            "SPAN_R = 2  # more than any row index below",
+           "EXPERTS, SHARED_EXPERTS = 8, 1  # expert ids: routed 0 .. EXPERTS - 1, then the fused shared experts'",
+           "BASE = 9  # every routing value below is at least BASE: no expert id, no fill value (-1, 0) is one",
            "REJECTION = None",
            "    [(\"token\", 0, 1, 1)],",
            "    {\"index\": 1, \"row_offset\": 1, \"chunk_size\": None, \"num_tokens_across_dp\": [1, 1], "
@@ -73,6 +75,31 @@ TEST(PytestWriter, SglangTboDataLines) {
   EXPECT_EQ(t.find("MONOLITHIC"), std::string::npos);  // vLLM's data stays vLLM's
 }
 
+// The values start above every id a capturer holds of its own accord: SGLang appends the fused
+// shared expert's id (EXPERTS) to every tensor, and with K = 1 and "experts" 6 that id was token
+// (0, 0)'s value ((1 * SPAN_A + 0) * SPAN_R * TOP_K = 2 * 3), so publishing it passed.
+TEST(PytestWriter, SglangValuesStartAboveTheSharedExpertsId) {
+  auto c = case_from_json_text(R"({"format": "r3fuzz-case/1", "engine": "sglang",
+ "topology": {"dp": 1, "tp": 1, "dp_attention": false, "a2a": "none"},
+ "model": {"layers": 2, "top_k": 1, "experts": 6}, "forward": "extend", "tokens": [1],
+ "tbo": false, "chunked_prefill_size": 3, "max_running_requests": 1, "layer": 1})");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto text = pytest_module(*c, {"s.json", "", "cmd"});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  for (const char* line : {
+           "DP, TP, LAYERS, TOP_K, LAYER = 1, 1, 2, 1, 1",
+           "SPAN_R = 3  # more than any row index below",
+           "EXPERTS, SHARED_EXPERTS = 6, 1  # expert ids: routed 0 .. EXPERTS - 1, then the fused shared experts'",
+           "BASE = 7  # every routing value below is at least BASE: no expert id, no fill value (-1, 0) is one",
+           "    base = BASE + ((KIND_CODES[kind] * SPAN_A + a) * SPAN_R + index) * TOP_K",
+           "    routed = (BASE + (layer * SPAN_R + row) * TOP_K + k).to(torch.int32)",
+           "    shared = torch.arange(EXPERTS, EXPERTS + SHARED_EXPERTS, dtype=torch.int32)",
+       }) {
+    EXPECT_TRUE(has_line(*text, line)) << "missing line: " << line;
+  }
+  EXPECT_EQ(text->find("\nSHARED_EXPERTS = "), std::string::npos);  // one definition, in the data
+}
+
 TEST(PytestWriter, DataTextsStayStringLiterals) {
   Case c = regression_case("vllm-50874-wrong-rows-microbatch-overwrite.json");
   c.note = "end\"\"\"\nimport os; os.system('x')  # \\";
@@ -106,7 +133,7 @@ TEST(PytestWriter, AStepTooLargeForDistinctInt32ValuesIsRefused) {
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error().message,
             "the step has 16777216 rows across 2 ranks or layers and top_k 64: too many to give every row its own "
-            "int32 value (the buffer is int32)");
+            "int32 value above the 65 expert ids (the buffer is int32)");
 }
 
 }  // namespace

@@ -72,5 +72,31 @@ TEST(ExplainSglang, TboShowsBothCallsAndARejectionShowsNoWindow) {
   EXPECT_EQ(raised["published"], ojson::array());
 }
 
+// check_json_size counts, before building the document, exactly the runs and copies it lists:
+// the bound on what explain --json builds holds because the count is what is built.
+TEST(ExplainSglang, TheJsonSizeCountsEveryRunWrittenAndEveryCopyPublished) {
+  Case tbo = test::sglang_extend(2, 2, {5, 2});
+  tbo.sglang->tbo = true;
+  Case bcg = test::sglang_extend(2, 2, {3, 1});
+  bcg.sglang->cuda_graph = sglang::CudaGraphs{{}, {8}};
+  for (const Case& c : {test::sglang_issue_example(), test::sglang_decode(4, 2, {1, 0, 3, 0}),
+                        test::sglang_decode(4, 2, {1, 0, 3, 0}, sglang::A2a::deepep),
+                        test::sglang_extend(3, 2, {4, 0, 7}, sglang::A2a::nixl), tbo, bcg}) {
+    const Result<Explanation> e = explain_case(c);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    const ojson j = explanation_json(*e);
+    int64_t runs = 0, copies = 0;
+    for (const ojson& call : j["calls"])
+      for (const ojson& rank : call["ranks"]) runs += static_cast<int64_t>(rank["written"].size());
+    for (const auto& [name, model] : j["policies"].items())
+      for (const ojson& rank : model["ranks"])
+        for (const ojson& call : rank["calls"]) copies += static_cast<int64_t>(call["published"].size());
+    EXPECT_GT(runs, 0);
+    EXPECT_EQ(sglang_written_runs(e->step), runs);
+    EXPECT_EQ(sglang_published_copies(*e), copies);
+    EXPECT_TRUE(check_json_size(*e).ok());
+  }
+}
+
 }  // namespace
 }  // namespace r3
