@@ -381,5 +381,9 @@ mkdir -p "$(dirname "$OUT")"
   echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- runs per figure: $RUNS; whole report: ${elapsed}s"
   cat "$SECTIONS"
+  # Times of the README's two commands are measured by hand (a fresh machine, a clean clone):
+  # copied in as they are, so the README carries none.
+  echo
+  cat "$ROOT/bench/build-and-test-times.md"
 } >"$OUT"
 log "wrote $OUT in ${elapsed}s"
