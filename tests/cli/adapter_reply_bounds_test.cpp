@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/memory_cap.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/work_dir_fixture.hpp"
 
@@ -16,17 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using Output = r3::test::BinaryRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 class AdapterReplyBounds : public r3::test::WorkDirFixture {
  protected:
@@ -36,7 +26,7 @@ class AdapterReplyBounds : public r3::test::WorkDirFixture {
   // AddressSanitizer reserves terabytes of address space for its shadow, so the sanitized build
   // runs these without the cap: the memory bounds are checked by the default build.
   Output run_capped(const std::string& args, int64_t kilobytes = 4000000) {
-    const std::string cap = kAddressSanitizer ? "" : "ulimit -v " + std::to_string(kilobytes) + " && ";
+    const std::string cap = r3::test::memory_cap_prefix(kilobytes);
     const std::string cmd = "cd '" + work_.string() + "' && sh -c '" + cap + "exec \"" + R3FUZZ_BINARY + "\" " +
                             escape_single(args) + "' >'" + (dir_ / "stdout").string() + "' 2>'" +
                             (dir_ / "stderr").string() + "'";

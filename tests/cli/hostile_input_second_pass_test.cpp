@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/memory_cap.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/work_dir_fixture.hpp"
 
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Output = r3::test::BinaryRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 class SecondPass : public r3::test::WorkDirFixture {
  protected:
@@ -60,7 +50,7 @@ class SecondPass : public r3::test::WorkDirFixture {
   // reserves terabytes of address space for its shadow, so the sanitized build (the fuzz preset)
   // runs these without the cap: the memory bounds are checked by the default build.
   Output run_capped(const std::string& args) {
-    const std::string cap = kAddressSanitizer ? "" : "ulimit -v 4000000 && ";
+    const std::string cap = r3::test::memory_cap_prefix();
     return run_shell(cap + "exec '" + binary() + "' " + args);
   }
   Output run_shell(const std::string& script) {

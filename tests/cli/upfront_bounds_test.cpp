@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/memory_cap.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/work_dir_fixture.hpp"
 
@@ -21,17 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using Output = r3::test::BinaryRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using r3::test::kAddressSanitizer;
 
 class UpfrontBounds : public r3::test::WorkDirFixture {
  protected:
@@ -40,7 +31,7 @@ class UpfrontBounds : public r3::test::WorkDirFixture {
   // r3fuzz `args` under the 4 GB cap (AddressSanitizer reserves terabytes of address space for
   // its shadow, so the sanitized build runs without it) and `seconds` of wall time (exit 124).
   Output run_capped(const std::string& args, int seconds) {
-    const std::string cap = kAddressSanitizer ? "" : "ulimit -v 4000000 && ";
+    const std::string cap = r3::test::memory_cap_prefix();
     const std::string cmd = "cd '" + work_.string() + "' && " + cap + "timeout " + std::to_string(seconds) + " '" +
                             R3FUZZ_BINARY + "' " + args + " >'" + (dir_ / "stdout").string() + "' 2>'" +
                             (dir_ / "stderr").string() + "'";

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/memory_cap.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/work_dir_fixture.hpp"
 
@@ -17,17 +18,6 @@ namespace {
 
 using Output = r3::test::BinaryRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 class WideSteps : public r3::test::WorkDirFixture {
  protected:
@@ -37,7 +27,7 @@ class WideSteps : public r3::test::WorkDirFixture {
   // terabytes) and a 120 s hang guard (timeout exits 124): the exports below took more than five
   // minutes before they were made linear, and take under a second now.
   Output run_capped(const std::string& args) {
-    const std::string cap = kAddressSanitizer ? "" : "ulimit -v 4000000 && ";
+    const std::string cap = r3::test::memory_cap_prefix();
     const std::string cmd = "cd '" + work_.string() + "' && sh -c '" + cap + "exec timeout 120 " + R3FUZZ_BINARY + " " +
                             args + "' >'" + (dir_ / "stdout").string() + "' 2>'" + (dir_ / "stderr").string() + "'";
     return r3::test::captured_run(r3::test::exit_code_of_wait_status(std::system(cmd.c_str())), dir_);
