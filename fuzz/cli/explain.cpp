@@ -26,10 +26,8 @@ std::string range_text(const std::optional<RowRange>& r) {
   return r ? "[" + std::to_string(r->lo) + ", " + std::to_string(r->hi) + ")" : "-";
 }
 
-// Rows capture() receives on view `v` of `call`, and where the rank's tokens sit in what it copies from.
-int64_t received_rows(const Call& call, const RankView& v) {
-  return v.rows.size();
-}
+// Rows capture() receives on view `v` of a call.
+int64_t received_rows(const RankView& v) { return v.rows.size(); }
 
 std::string received_text(Path path, const Call& call, const RankView& v) {
   switch (path) {
@@ -60,7 +58,7 @@ ojson call_json(const Explanation& e, const Call& call) {
     const RankView v = call.view(r);
     ranks.push_back({{"dp", v.dp},
                      {"tp", v.tp},
-                     {"n", received_rows(call, v)},
+                     {"n", received_rows(v)},
                      {"expected", range_json(expected_source_range(call, v))},
                      {"tp_gather", v.tp_gathered >= 0}});
   }
@@ -166,7 +164,7 @@ void write_calls(const Explanation& e, std::ostringstream& out) {
     for (size_t r = 0; r < call.rank_count(); ++r) {
       const RankView v = call.view(r);
       std::vector<std::string> row = {std::to_string(v.dp), std::to_string(v.tp), received_text(s.path, call, v),
-                                      std::to_string(received_rows(call, v)),
+                                      std::to_string(received_rows(v)),
                                       range_text(expected_source_range(call, v))};
       for (const Judgement& j : e.policies) row.push_back(std::string(j.classes[r].branches[static_cast<size_t>(call.index)]));
       t.add(row);
@@ -221,7 +219,7 @@ ojson explanation_json(const Explanation& e) {
       if (one_call) {
         const Call& call = s.calls.front();
         const RankView v = call.view(d, t);
-        n = received_rows(call, v);
+        n = received_rows(v);
         expected = range_json(expected_source_range(call, v));
       }
       ranks.push_back({{"dp", d}, {"tp", t}, {"n", std::move(n)}, {"expected", std::move(expected)}});

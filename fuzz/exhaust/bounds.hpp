@@ -19,7 +19,7 @@ struct ExhaustBounds {
   int top_k = 1;           // K
   int experts = 4;         // E
   Profile profile = kDefaultProfile;  // only cases inside it are enumerated
-  std::optional<Engine> engine;       // under profile any: only this engine's cases (nullopt: both)
+  std::optional<Engine> engine = std::nullopt;  // under profile any: only this engine's cases (nullopt: both)
 };
 
 // Ok when every bound is in a range the enumeration can afford; the error names the flag.
