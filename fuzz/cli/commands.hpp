@@ -21,6 +21,10 @@ struct CommandOutcome {
   // An input or usage error: main() prints "r3fuzz <command>: <message>" to stderr and exits 2.
   std::optional<Error> error;
   std::string command;  // the subcommand's name, for that message
+  // Not an outcome but the one input every command shares, set by main() before the command runs:
+  // the shell word the commands printed for the user to paste start with, program_word(argv[0])
+  // (fuzz/campaign/shell_quote.hpp), so they run the r3fuzz that printed them.
+  std::string program = "r3fuzz";
 
   void fail(std::string command_name, Error e) {
     command = std::move(command_name);
