@@ -32,6 +32,9 @@ struct CampaignOptions {
   // so --cases K gives the same report, findings and files for every count; with max_seconds
   // each worker judges its share of the time.
   int jobs = 1;
+  // How the report's replay and export commands name r3fuzz: a shell word, program_word(argv[0])
+  // (fuzz/campaign/shell_quote.hpp). Printed only, never judged: every --jobs count prints the same.
+  std::string program = "r3fuzz";
 };
 
 // One signature's failure: the first case that showed it (shrunk), and how often it recurred.

@@ -98,8 +98,8 @@ JunitSuite junit_of_run(const CampaignReport& r) {
              std::string(to_string(f.severity)) + ") in " + impls;
     c.failure = f.detail;
     c.text = f.detail + "\nsignatures: " + signatures + "\ncases: " + std::to_string(r.occurrences(f)) +
-             "\nreproducer: " + summarize(f.reproducer) + "\nreplay: " + replay_command(f.file) +
-             "\nexport: " + export_command_text(f.file) + "\n";
+             "\nreproducer: " + summarize(f.reproducer) + "\nreplay: " + replay_command(r.options.program, f.file) +
+             "\nexport: " + export_command_text(r.options.program, f.file) + "\n";
     suite.cases.push_back(std::move(c));
   }
   for (const std::string& impl : r.implementations) {

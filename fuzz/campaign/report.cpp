@@ -36,14 +36,13 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
-std::string replay_command(const std::string& file) {
-  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz replay " + shell_quote(file);
+std::string replay_command(const std::string& program, const std::string& file) {
+  return file.empty() ? std::string("(not written: --out is off)") : program + " replay " + shell_quote(file);
 }
 
-std::string replay_command(const Failure& f) { return replay_command(f.file); }
-
-std::string export_command_text(const std::string& file) {
-  return file.empty() ? std::string("(not written: --out is off)") : "r3fuzz export " + shell_quote(file) + " --pytest";
+std::string export_command_text(const std::string& program, const std::string& file) {
+  return file.empty() ? std::string("(not written: --out is off)")
+                      : program + " export " + shell_quote(file) + " --pytest";
 }
 
 namespace {
@@ -96,8 +95,8 @@ std::string finding_details(const CampaignReport& r) {
     out += "      signatures: " + joined(signatures_of(r, f)) + "\n";
     if (!f.cause.empty()) out += "      root cause: " + f.cause + " (the patch of the proposed fix that repairs it)\n";
     out += "      reproducer: " + summarize(f.reproducer) + "\n";
-    out += "      replay: " + terminal_safe(replay_command(f.file)) + "\n";
-    out += "      export: " + terminal_safe(export_command_text(f.file)) + "\n";
+    out += "      replay: " + terminal_safe(replay_command(r.options.program, f.file)) + "\n";
+    out += "      export: " + terminal_safe(export_command_text(r.options.program, f.file)) + "\n";
   }
   return out;
 }
@@ -134,8 +133,9 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
     out += "      " + terminal_safe(f.detail) + "\n";
     out += "      first: case #" + std::to_string(f.case_index) + " of seed " + std::to_string(r.options.seed) +
            ", judged " + std::string(to_string(f.judged_as)) + "\n";
-    out += "      finding " + std::to_string(f.finding + 1) + "; replay: " + terminal_safe(replay_command(f)) + "\n";
-    out += "      export: " + terminal_safe(export_command_text(f.file)) + "\n";
+    out += "      finding " + std::to_string(f.finding + 1) +
+           "; replay: " + terminal_safe(replay_command(r.options.program, f.file)) + "\n";
+    out += "      export: " + terminal_safe(export_command_text(r.options.program, f.file)) + "\n";
   }
   if (with_timing) {
     const double secs = r.timing.elapsed_seconds;
@@ -155,6 +155,7 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
 nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
   using nlohmann::json;
   const Distribution& d = r.distribution;
+  const std::string& program = r.options.program;
   json budget = json::object();
   if (r.options.max_cases) budget["cases"] = *r.options.max_cases;
   if (r.options.max_seconds) budget["seconds"] = *r.options.max_seconds;
@@ -168,8 +169,8 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"profile", std::string(to_string(f.profile))},
                         {"detail", f.detail},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
-                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f.file))},
-                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(f.file))}});
+                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(program, f.file))},
+                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(program, f.file))}});
     if (!f.cause.empty()) findings.back()["cause"] = f.cause;
   }
   json failures = json::array();
@@ -186,8 +187,8 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
                         {"occurrences", f.occurrences},
                         {"finding", f.finding + 1},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
-                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(f))},
-                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(f.file))}});
+                        {"replay", f.file.empty() ? json(nullptr) : json(replay_command(program, f.file))},
+                        {"export", f.file.empty() ? json(nullptr) : json(export_command_text(program, f.file))}});
   }
   json doc = {{"format", "r3fuzz-run/1"},
               {"seed", r.options.seed},

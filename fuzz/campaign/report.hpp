@@ -13,11 +13,12 @@
 
 namespace r3 {
 
-// "r3fuzz replay r3fuzz-out/vllm-pre-50874-capacity-gathered-naive_total.json".
-std::string replay_command(const std::string& file);
-std::string replay_command(const Failure& f);
-// "r3fuzz export FILE --pytest": the same case as a pytest module for the engine's own code.
-std::string export_command_text(const std::string& file);
+// The commands a report prints for the user to paste. `program` is the shell word that runs
+// r3fuzz (CampaignOptions::program, program_word(argv[0])); the file is shell-quoted.
+// "build/default/fuzz/cli/r3fuzz replay r3fuzz-out/vllm-pre-50874-capacity-gathered-naive_total.json".
+std::string replay_command(const std::string& program, const std::string& file);
+// "PROGRAM export FILE --pytest": the same case as a pytest module for the engine's own code.
+std::string export_command_text(const std::string& program, const std::string& file);
 
 std::string report_text(const CampaignReport& report, bool with_timing);
 nlohmann::json report_json(const CampaignReport& report, bool with_timing);

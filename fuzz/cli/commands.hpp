@@ -26,6 +26,10 @@ struct CommandOutcome {
   std::optional<Error> error;
   std::vector<std::string> listed;
   std::string command;  // the subcommand's name, for that message
+  // Not an outcome but the one input every command shares, set by main() before the command runs:
+  // the shell word the commands printed for the user to paste start with, program_word(argv[0])
+  // (fuzz/campaign/shell_quote.hpp), so they run the r3fuzz that printed them.
+  std::string program = "r3fuzz";
 
   void fail(std::string command_name, Error e, std::vector<std::string> items = {}) {
     command = std::move(command_name);

@@ -22,10 +22,11 @@ struct ExportFlags {
   std::string out;
 };
 
-Status export_command(const ExportFlags& f) {
+// `program`: how the EXPORT_COMMAND the module shows names r3fuzz (CommandOutcome::program).
+Status export_command(const ExportFlags& f, const std::string& program) {
   if (!f.pytest) return Error{"choose what to export: --pytest (the only format so far)"};
   R3_TRY(const Case c, read_case_file(f.case_path));
-  std::string command = export_command_text(f.case_path);
+  std::string command = export_command_text(program, f.case_path);
   if (!f.engine.empty()) command += " --engine " + shell_quote(f.engine);
   R3_TRY(const std::string module, pytest_module(c, {f.case_path, f.engine, command}));
   if (f.out.empty()) {
@@ -54,7 +55,7 @@ void add_export_command(CLI::App& app, CommandOutcome& outcome) {
                   "R3FUZZ_ENGINE overrides it when the test runs");
   cmd->add_option("--out", f->out, "the file to write (default: standard output)");
   cmd->callback([f, &outcome] {
-    if (Status s = export_command(*f); !s) outcome.fail("export", with_shown_paths(s.error(), {f->case_path, f->out}));
+    if (Status s = export_command(*f, outcome.program); !s) outcome.fail("export", with_shown_paths(s.error(), {f->case_path, f->out}));
   });
 }
 

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "fuzz/adapter/descendants.hpp"
+#include "fuzz/campaign/shell_quote.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/stop_signals.hpp"
 #include "fuzz/io/heap_policy.hpp"
@@ -60,6 +61,7 @@ int run(int argc, char** argv) {
     return text.replace(0, what.size(), r3::terminal_safe(what));
   });
   r3::CommandOutcome outcome;
+  outcome.program = r3::program_word(argc > 0 ? argv[0] : "");
   // One line per command (see fuzz/cli/commands.hpp).
   r3::add_explain_command(app, outcome);
   r3::add_seed_command(app, outcome);

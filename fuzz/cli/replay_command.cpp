@@ -237,13 +237,14 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
       std::cout << "\n";
       if (j.failed()) {
         std::cout << "  " << terminal_safe(j.detail) << "\n";
-        std::cout << "  replay: " << terminal_safe(r3::replay_command(file)) << "\n"
-                  << "  export: " << terminal_safe(export_command_text(file)) << "\n";
+        std::cout << "  replay: " << terminal_safe(r3::replay_command(outcome.program, file)) << "\n"
+                  << "  export: " << terminal_safe(export_command_text(outcome.program, file)) << "\n";
       }
       // One test case per file and implementation: failing when the verdict is not the expected one.
       JunitCase tc{"r3fuzz.replay." + name, file, std::nullopt, std::nullopt, ""};
-      tc.text = name + ": " + got + (j.failed() ? "\n" + j.detail : "") + "\nreplay: " + r3::replay_command(file) +
-                "\nexport: " + export_command_text(file) + "\n";
+      tc.text = name + ": " + got + (j.failed() ? "\n" + j.detail : "") + "\nreplay: " +
+                r3::replay_command(outcome.program, file) + "\nexport: " + export_command_text(outcome.program, file) +
+                "\n";
       if (unexpected > unexpected_before) {
         tc.failure = expect ? got + ", the file expects " + outcome_text(expect->verdict, expect->severity)
                             : got + ": " + j.detail;

@@ -151,6 +151,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
   if (served.size() == 1) o.generator.engine = *served.begin();
   o.jobs = static_cast<int>(f.jobs);
+  o.program = outcome.program;
 
   CampaignHooks hooks;
   hooks.make_impls = make_impls;

@@ -200,8 +200,8 @@ int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
             << "  " << terminal_safe(j.detail) << "\n"
             << "wrote " << terminal_safe(case_file->string()) << ", " << terminal_safe(entry_file->string()) << ", "
             << terminal_safe(test_file->string()) << "\n"
-            << "  replay: " << terminal_safe(replay_command(entry_file->string())) << "\n"
-            << "  export: " << terminal_safe(export_command_text(entry_file->string())) << "\n\n"
+            << "  replay: " << terminal_safe(replay_command(outcome.program, entry_file->string())) << "\n"
+            << "  export: " << terminal_safe(export_command_text(outcome.program, entry_file->string())) << "\n\n"
             << terminal_safe(test, true);
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fuzz/campaign/shell_quote.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -15,6 +16,8 @@ using Output = r3::test::BinaryRun;
 
 const std::string kRegression = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/regression/";
 const std::string kMicrobatch = kRegression + "vllm-50874-wrong-rows-microbatch-overwrite.json";
+// How the commands r3fuzz prints name the binary the tests run (tests/cli/pasted_commands_test.cpp).
+const std::string kProgram = r3::program_word(R3FUZZ_BINARY);
 
 class ExportCommand : public ::testing::Test {
  protected:
@@ -34,8 +37,9 @@ TEST_F(ExportCommand, WritesThePytestModuleToStdoutOrToOut) {
   EXPECT_EQ(written.out, "wrote " + file.string() + "; run it: pytest " + file.string() + "\n");
   const std::string text = r3::test::read_file_bytes(file);
   EXPECT_NE(text.find("\nDEFAULT_ENGINE = \"pkg.mod:Cls\"\n"), std::string::npos);
-  EXPECT_NE(text.find("\nEXPORT_COMMAND = \"r3fuzz export " + kMicrobatch + " --pytest --engine pkg.mod:Cls\"\n"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("\nEXPORT_COMMAND = \"" + kProgram + " export " + kMicrobatch + " --pytest --engine pkg.mod:Cls\"\n"),
+      std::string::npos);
 }
 
 TEST_F(ExportCommand, UsageErrorsAreExit2WithTheReason) {
@@ -59,8 +63,8 @@ TEST_F(ExportCommand, ReplayPrintsTheExportCommandAndWritesJunit) {
   const fs::path xml = dir_ / "replay.xml";
   const Output out = run({"replay", kMicrobatch, "--junit", xml.string()});
   EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
-  EXPECT_NE(out.out.find("\n  replay: r3fuzz replay " + kMicrobatch + "\n  export: r3fuzz export " + kMicrobatch +
-                         " --pytest\n"),
+  EXPECT_NE(out.out.find("\n  replay: " + kProgram + " replay " + kMicrobatch + "\n  export: " + kProgram +
+                         " export " + kMicrobatch + " --pytest\n"),
             std::string::npos) << out.out;
   const std::string text = r3::test::read_file_bytes(xml);
   EXPECT_NE(text.find("<testsuites name=\"r3fuzz replay\" tests=\"1\" failures=\"0\" errors=\"0\">"), std::string::npos)
@@ -82,7 +86,8 @@ TEST_F(ExportCommand, RunJunitHasOneFailingCasePerFinding) {
   for (size_t at = text.find("<failure "); at != std::string::npos; at = text.find("<failure ", at + 1)) ++failures;
   EXPECT_GE(findings, 1u);
   EXPECT_EQ(failures, findings) << text;
-  EXPECT_NE(text.find("export: r3fuzz export " + (dir_ / "out").string() + "/finding-1-"), std::string::npos) << text;
+  EXPECT_NE(text.find("export: " + kProgram + " export " + (dir_ / "out").string() + "/finding-1-"), std::string::npos)
+      << text;
   const Output bad = run({"run", "--cases", "5", "--impl", "r3-fixed", "--out", (dir_ / "out2").string(), "--junit",
                           (dir_ / "no/dir/run.xml").string()});
   EXPECT_EQ(bad.exit_code, 2);

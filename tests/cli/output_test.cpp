@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/campaign/shell_quote.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -77,10 +78,11 @@ TEST_F(Output, ReplayCommandsAreShellQuoted) {
   ASSERT_FALSE(doc["failures"].empty());
   const std::string file = doc["failures"][0]["file"];
   const std::string quoted = "'" + (dir_ / "with space '\\''and quote'\\''").string() + file.substr(out.string().size()) + "'";
-  EXPECT_EQ(doc["failures"][0]["replay"], "r3fuzz replay " + quoted);
-  // Pasted into a shell (with the binary's path for "r3fuzz"), it replays the finding.
-  const std::string pasted = doc["failures"][0]["replay"].get<std::string>().substr(std::string("r3fuzz ").size());
-  const Ran again = r3::test::run_binary_command_line(R3FUZZ_BINARY, pasted, dir_);
+  EXPECT_EQ(doc["failures"][0]["replay"], r3::program_word(R3FUZZ_BINARY) + " replay " + quoted);
+  // Pasted into a shell as printed, it replays the finding (tests/cli/pasted_commands_test.cpp).
+  const std::string pasted = doc["failures"][0]["replay"];
+  const std::string sh = pasted + " >'" + (dir_ / "stdout").string() + "' 2>'" + (dir_ / "stderr").string() + "'";
+  const Ran again = r3::test::captured_run(r3::test::exit_code_of_wait_status(std::system(sh.c_str())), dir_);
   EXPECT_EQ(again.exit_code, 0) << pasted << "\n" << again.out << again.err;
   EXPECT_NE(again.out.find(": as expected"), std::string::npos) << again.out;
 }

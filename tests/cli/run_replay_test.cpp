@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "fuzz/campaign/shell_quote.hpp"
 #include "tests/support/run_binary.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -108,7 +109,7 @@ TEST_F(RunReplay, WrittenFailuresReplayToTheirSignature) {
   ASSERT_FALSE(doc["failures"].empty());
   for (const auto& f : doc["failures"]) {
     const std::string file = f["file"];
-    EXPECT_EQ(f["replay"], "r3fuzz replay " + file);
+    EXPECT_EQ(f["replay"], r3::program_word(R3FUZZ_BINARY) + " replay " + file);
     const Ran again = run({"replay", file});
     EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
     EXPECT_NE(again.out.find("[" + f["signature"].get<std::string>() + "]"), std::string::npos) << again.out;
@@ -137,7 +138,8 @@ TEST_F(RunReplay, CtrlCStopsAfterTheCurrentCaseAndStillReports) {
   EXPECT_EQ(r.exit_code, 1) << r.err;  // the usual code: failures were found
   EXPECT_NE(r.out.find("(interrupted)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("result: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("replay: r3fuzz replay " + out_dir()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replay: " + r3::program_word(R3FUZZ_BINARY) + " replay " + out_dir()), std::string::npos)
+      << r.out;
 }
 
 // --jobs N: case i still comes from (seed, i) and results merge in case order, so the report of
