@@ -49,23 +49,35 @@ struct alignas(64) Worker {
   std::optional<SeenSignatures::View> seen;  // made with the merge
 };
 
-Result<std::vector<Worker>> make_workers(const CampaignOptions& options,
-                                         const std::vector<std::unique_ptr<Implementation>>& impls,
-                                         const CampaignHooks& hooks) {
+Status check_jobs(const CampaignOptions& options, const CampaignHooks& hooks) {
   if (options.jobs < 1) return Error{"jobs: " + std::to_string(options.jobs) + " is below 1"};
   if (options.jobs > 1 && !hooks.make_impls) return Error{"internal: jobs > 1 needs CampaignHooks::make_impls"};
-  std::vector<Worker> workers(static_cast<size_t>(options.jobs));
-  // One worker judges with the campaign's implementations, and merges (shrinks) with them between
-  // its cases; several each make their own, because whichever worker merges shrinks with the
-  // campaign's while the others judge.
+  return ok_status();
+}
+
+// The workers that started (the pipeline calls this once their threads exist), so nothing is
+// made for a worker the system gave no thread. One worker judges with the campaign's
+// implementations, and merges (shrinks) with them between its cases; several each make their
+// own, because whichever worker merges shrinks with the campaign's while the others judge.
+Status make_workers(std::vector<Worker>& workers, const PipelineWorkers& started, const CampaignOptions& options,
+                    const std::vector<std::unique_ptr<Implementation>>& impls, const CampaignHooks& hooks) {
+  workers = std::vector<Worker>(started.started);
   const bool own = workers.size() > 1;
   for (size_t w = 0; w < workers.size(); ++w) {
     if (own) {
-      R3_TRY(workers[w].owned, hooks.make_impls());
+      Result<std::vector<std::unique_ptr<Implementation>>> made = hooks.make_impls();
+      // The campaign's own started, so this is a limit of the system's (open files, processes).
+      if (!made.ok()) {
+        return Error{"--jobs " + std::to_string(options.jobs) + ": worker " + std::to_string(w + 1) + " of " +
+                     std::to_string(workers.size()) + ": " + made.error().message +
+                     " (each worker has implementations of its own, an external adapter one process each: "
+                     "lower --jobs)"};
+      }
+      workers[w].owned = std::move(*made);
     }
     workers[w].impls = own ? &workers[w].owned : &impls;
   }
-  return workers;
+  return ok_status();
 }
 
 // Progress reports from the merge, a few times a second.
@@ -96,7 +108,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
     if (generator.sizes.empty()) return Error{"--mode concrete: production sizes run symbolically only; add tiny or small"};
   }
   for (const auto& impl : impls) report.implementations.push_back(impl->name());
-  R3_TRY(std::vector<Worker> workers, make_workers(options, impls, hooks));
+  R3_TRY_STATUS(check_jobs(options, hooks));
   const Clock::time_point start = Clock::now();
   CampaignMerge merge(options, generator, impls, hooks, report, start);
   ProgressThrottle progress(start);
@@ -104,14 +116,19 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   // The workers judge cases in blocks as they come free and whichever finishes a block merges
   // what is complete, in case order (case_pipeline.hpp): the report is the same for every count.
   PipelineOptions pipeline;
-  pipeline.workers = workers.size();
+  pipeline.workers = static_cast<size_t>(options.jobs);
   if (options.max_cases) pipeline.cases = static_cast<uint64_t>(std::max<int64_t>(0, *options.max_cases));
   if (options.max_seconds) {
-    pipeline.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options.max_seconds));
+    pipeline.time = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options.max_seconds));
   }
   pipeline.stop = hooks.stop;
   PipelineCallbacks callbacks;
-  for (Worker& w : workers) w.seen.emplace(merge.seen());
+  std::vector<Worker> workers;  // made by `start`, for the workers whose threads started
+  callbacks.start = [&](const PipelineWorkers& started) -> Status {
+    R3_TRY_STATUS(make_workers(workers, started, options, impls, hooks));
+    for (Worker& w : workers) w.seen.emplace(merge.seen());
+    return ok_status();
+  };
   callbacks.judge = [&](size_t w, uint64_t index, CaseOutcome& out) {
     Worker& worker = workers[w];
     if (worker.judgements.size() != impls.size()) worker.judgements.resize(impls.size());
@@ -122,7 +139,9 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   callbacks.merged = [&] {
     if (hooks.on_progress && progress.due()) hooks.on_progress({report.cases, merge.unique_failures(), seconds_since(start)});
   };
-  R3_TRY_STATUS(run_case_pipeline(pipeline, callbacks));
+  R3_TRY(const PipelineWorkers ran, run_case_pipeline(pipeline, callbacks));
+  report.workers = ran.started;
+  report.threads_refused = ran.refused;
   report.interrupted = hooks.stop && hooks.stop->load(std::memory_order_relaxed);
   R3_TRY_STATUS(merge.finish());
   report.timing.elapsed_seconds = seconds_since(start);

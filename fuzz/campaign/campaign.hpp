@@ -100,6 +100,10 @@ struct CampaignReport {
   std::vector<Failure> failures;  // one per signature, in order of discovery
   std::vector<Finding> findings;  // one per root cause, in order of discovery
   CampaignTiming timing;
+  // The workers that judged: options.jobs, or as many as the system started threads for, and
+  // then its words for the first it refused. In no report, which is the same for every count.
+  size_t workers = 1;
+  std::optional<std::string> threads_refused;
   bool failed() const;            // any failure, or any latent finding under --strict
   int64_t occurrences(const Finding& f) const;  // cases over all its failures
   int exit_code() const { return failed() ? 1 : 0; }

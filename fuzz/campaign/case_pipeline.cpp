@@ -2,12 +2,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include <malloc.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace r3 {
 namespace {
@@ -24,6 +32,24 @@ constexpr auto kQuickBlock = std::chrono::microseconds(500);
 // Blocks a worker may have judged that are not merged yet: how far it runs ahead of a merge that
 // is busy (shrinking a new failure, writing it) or waiting for a slow case of another worker.
 constexpr size_t kBlocksAhead = 128;
+// And all workers together: a window of blocks sized by --jobs alone would let 1024 workers hold
+// 131,072 blocks (2 GB of outcomes) behind one long shrink. 8192 blocks are 8 per worker at 1024
+// workers, and leave every count up to 64 its full window.
+constexpr size_t kMaxBlocksInFlight = 8192;
+// Under a cap on address space (ulimit -v), what a worker is started only with room for: its
+// stack, and this much for its heap (a case's buffers, its judgements, its blocks: about 2 MiB
+// measured, and glibc's per-thread arenas round it up), with kRunHeap more for the merge and the
+// shrinks. A cap that refuses a thread is otherwise all but spent on stacks, and the workers
+// that did start fail to allocate (std::bad_alloc). Without a cap nothing is reserved.
+constexpr size_t kWorkerHeap = size_t{8} << 20;
+constexpr size_t kRunHeap = size_t{256} << 20;
+// glibc gives each new thread a malloc arena of its own, up to 8 per core, each reserving
+// kArenaBytes of address space: under a cap they take what room is left in such slices, and the
+// main arena can no longer grow (std::bad_alloc with 128 arenas, a 16-core machine's count).
+// Under a cap the threads share at most kArenasUnderCap (the main one and 7 more), and the
+// room a worker is started with counts the arenas the workers may reserve.
+constexpr int kArenasUnderCap = 8;
+constexpr size_t kArenaBytes = size_t{64} << 20;  // glibc's HEAP_MAX_SIZE on 64-bit
 // The clock is read at a block's first case and every 16th: cheap at 500k cases/s, fine-grained
 // enough for --time.
 constexpr size_t kClockEvery = 16;
@@ -46,19 +72,76 @@ struct WorkerBlocks {
   std::vector<Block*> free;
 };
 
+// The room ulimit -v leaves for worker threads: read once, checked before each thread starts.
+class AddressSpaceBudget {
+ public:
+  AddressSpaceBudget() {
+    rlimit cap{};
+    if (getrlimit(RLIMIT_AS, &cap) == 0 && cap.rlim_cur != RLIM_INFINITY) limit_ = cap.rlim_cur;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {  // the stack std::thread gets (ulimit -s)
+      size_t guard = 0;
+      pthread_attr_getstacksize(&attr, &stack_);
+      pthread_attr_getguardsize(&attr, &guard);
+      stack_ += guard;
+      pthread_attr_destroy(&attr);
+    }
+  }
+
+  // Under a cap, before any thread starts (glibc fixes the count at the first arena past 8).
+  void share_arenas() const {
+#ifdef M_ARENA_MAX
+    if (limit_) mallopt(M_ARENA_MAX, kArenasUnderCap);
+#endif
+  }
+
+  // Whether the cap leaves room for one more thread's stack, and heap for `workers` + 1 workers
+  // and the run; why not when it does not. Always room without a cap, or without /proc.
+  std::optional<std::string> refusal(size_t workers) const {
+    if (!limit_) return std::nullopt;
+    const std::optional<uint64_t> used = mapped_bytes();
+    const uint64_t arenas = std::min<uint64_t>(workers, kArenasUnderCap - 1);
+    const uint64_t need = stack_ + kRunHeap + (workers + 1) * kWorkerHeap + arenas * kArenaBytes;
+    if (!used || (*used < *limit_ && *limit_ - *used >= need)) return std::nullopt;
+    return "the address-space limit (ulimit -v) leaves no room for another: each worker takes its " +
+           std::to_string(stack_ >> 20) + " MiB stack and " + std::to_string(kWorkerHeap >> 20) + " MiB of heap";
+  }
+
+ private:
+  // What the process maps now (VmSize, which the cap bounds); nullopt without /proc.
+  static std::optional<uint64_t> mapped_bytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f) return std::nullopt;
+    unsigned long long pages = 0;
+    const bool read = std::fscanf(f, "%llu", &pages) == 1;
+    std::fclose(f);
+    if (!read) return std::nullopt;
+    return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  }
+
+  std::optional<uint64_t> limit_;
+  size_t stack_ = size_t{8} << 20;
+};
+
 class Pipeline {
  public:
   Pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks)
-      : options_(options), callbacks_(callbacks), workers_(std::max<size_t>(1, options.workers)),
-        ring_(workers_.size() * kBlocksAhead), end_(options.cases.value_or(kNoEnd)) {}
+      : options_(options), callbacks_(callbacks), asked_(std::max<size_t>(1, options.workers)),
+        end_(options.cases.value_or(kNoEnd)) {}
 
-  Status run();
+  Result<PipelineWorkers> run();
 
  private:
   struct Claim {
     uint64_t block = 0, first = 0;
     size_t count = 0;
   };
+  // The threads wait at the gate until the run is set up for the workers that started.
+  enum Gate : int { kClosed, kOpen, kCancelled };
+  class GateGuard;
+  PipelineWorkers start_threads(std::vector<std::jthread>& threads);
+  Status set_up(const PipelineWorkers& started);
+  void open_gate(Gate to);
   void work(size_t worker);
   Block* free_block(size_t worker);
   std::optional<Claim> claim();
@@ -74,7 +157,11 @@ class Pipeline {
 
   const PipelineOptions& options_;
   const PipelineCallbacks& callbacks_;
-  // They outlive the workers: a worker that ends may leave published blocks to another's merge.
+  const size_t asked_;  // workers asked for; workers_ has those that started
+  std::atomic<int> gate_{kClosed};
+  std::optional<Clock::time_point> deadline_;  // set before the gate opens
+  // Sized by set_up() for the workers that started, before the gate opens. They outlive the
+  // workers: a worker that ends may leave published blocks to another's merge.
   std::vector<WorkerBlocks> workers_;
   std::vector<std::atomic<Block*>> ring_;  // block b at ring_[b % size] from publication until merged
   // Read by every worker for every case, written rarely: a cache line of their own, apart from
@@ -92,15 +179,74 @@ class Pipeline {
   std::optional<Error> error_;                    // under merging_
 };
 
-Status Pipeline::run() {
+// Cancels the gate unless it was opened, so no path out of run() (an error, an exception) leaves
+// a thread waiting at it to be joined for ever.
+class Pipeline::GateGuard {
+ public:
+  explicit GateGuard(Pipeline& p) : p_(p) {}
+  ~GateGuard() {
+    if (p_.gate_.load() == kClosed) p_.open_gate(kCancelled);
+  }
+  GateGuard(const GateGuard&) = delete;
+  GateGuard& operator=(const GateGuard&) = delete;
+
+ private:
+  Pipeline& p_;
+};
+
+Result<PipelineWorkers> Pipeline::run() {
+  PipelineWorkers started;
   {
-    std::vector<std::jthread> others;  // joined on leaving the scope
-    for (size_t w = 1; w < workers_.size(); ++w) others.emplace_back([this, w] { work(w); });
+    std::vector<std::jthread> others;  // joined on leaving the scope, after the guard let them go
+    const GateGuard guard(*this);
+    started = start_threads(others);
+    if (Status s = set_up(started); !s.ok()) return s.error();
+    if (options_.time) deadline_ = Clock::now() + *options_.time;
+    open_gate(kOpen);
     work(0);
   }
   try_merge(0, true);  // one thread left: whatever was published last is merged now
   if (error_) return *error_;
+  return started;
+}
+
+// Worker 0 is the calling thread; the others' threads start here and wait at the gate. The
+// system may refuse some, and under a cap one starts only with room for its heap too (a 4 GB cap
+// held some 500 stacks, and then nothing else): the started ones judge every case, and the report
+// is the same, as it is for any number of workers. A refused thread is the last tried, and with
+// none started the calling thread judges alone.
+PipelineWorkers Pipeline::start_threads(std::vector<std::jthread>& threads) {
+  PipelineWorkers started;
+  threads.reserve(asked_ - 1);
+  const AddressSpaceBudget budget;
+  budget.share_arenas();
+  for (size_t w = 1; w < asked_; ++w) {
+    if ((started.refused = budget.refusal(w))) break;
+    try {
+      threads.emplace_back([this, w] {
+        gate_.wait(kClosed);
+        if (gate_.load() == kOpen) work(w);
+      });
+    } catch (const std::system_error& e) {
+      started.refused = e.what();
+      break;
+    }
+  }
+  started.started = threads.size() + 1;
+  return started;
+}
+
+// What the workers share, sized by the ones that started, and what each needs (callbacks_.start).
+Status Pipeline::set_up(const PipelineWorkers& started) {
+  workers_ = std::vector<WorkerBlocks>(started.started);
+  ring_ = std::vector<std::atomic<Block*>>(std::min(started.started * kBlocksAhead, kMaxBlocksInFlight));
+  if (callbacks_.start) return callbacks_.start(started);
   return ok_status();
+}
+
+void Pipeline::open_gate(Gate to) {
+  gate_.store(to);
+  gate_.notify_all();
 }
 
 void Pipeline::work(size_t worker) {
@@ -184,7 +330,7 @@ void Pipeline::judge(Block& block, const Claim& c) {
 bool Pipeline::reached(uint64_t index, size_t in_block) const {
   if (index >= end_.load(std::memory_order_relaxed)) return false;
   if (options_.stop && options_.stop->load(std::memory_order_relaxed)) return false;
-  return !(options_.deadline && in_block % kClockEvery == 0 && Clock::now() >= *options_.deadline);
+  return !(deadline_ && in_block % kClockEvery == 0 && Clock::now() >= *deadline_);
 }
 
 void Pipeline::publish(Block& block) {
@@ -262,7 +408,7 @@ void Pipeline::wake() {
 
 }  // namespace
 
-Status run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks) {
+Result<PipelineWorkers> run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks) {
   Pipeline pipeline(options, callbacks);
   return pipeline.run();
 }

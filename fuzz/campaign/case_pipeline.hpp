@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "fuzz/campaign/case_outcome.hpp"
 #include "reference/error.hpp"
@@ -23,13 +24,30 @@
 namespace r3 {
 
 struct PipelineOptions {
-  size_t workers = 1;                   // the calling thread is worker 0; the others are threads of their own
+  // Asked for: the calling thread is worker 0, the others are threads of their own. Fewer may
+  // start: the system may refuse threads, and under a cap on address space (ulimit -v) a thread
+  // starts only with room for its stack and a heap (about 200 workers in 4 GB). The started ones
+  // then judge every case, with the same merged result, since it does not depend on their number.
+  size_t workers = 1;
   std::optional<uint64_t> cases;        // judge cases 0 .. cases-1; nullopt: until a stop
-  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Judge for this long at most, from when the workers are set up (PipelineCallbacks::start: a
+  // thousand adapters may take minutes to start, and that is not the time asked for).
+  std::optional<std::chrono::steady_clock::duration> time;
   const std::atomic<bool>* stop = nullptr;  // read before each case (may be null)
 };
 
+// The workers that judge: those asked for, or as many as the system started.
+struct PipelineWorkers {
+  size_t started = 1;                   // the calling thread included; worker numbers are 0 .. started-1
+  std::optional<std::string> refused;   // why no more started: the system's words, or the cap's
+};
+
 struct PipelineCallbacks {
+  // Called once on the calling thread, after the threads started and before any case, with the
+  // workers that will judge: what each worker needs (its implementations, an adapter process each)
+  // is made here for them alone, never for a worker the system did not start. An error ends the
+  // run before any case (may be empty).
+  std::function<Status(const PipelineWorkers&)> start;
   // Judges case `index` on worker `worker` into `out` (its storage reused from an earlier case of
   // the same worker). Called on that worker's thread only, concurrently with the other workers.
   std::function<void(size_t worker, uint64_t index, CaseOutcome& out)> judge;
@@ -40,8 +58,9 @@ struct PipelineCallbacks {
   std::function<void()> merged;
 };
 
-// Runs the stream until `cases`, the deadline, a stop, or a merge that ends it. The merged cases
-// are always a prefix 0 .. k-1 of the stream. Returns a merge's error.
-Status run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks);
+// Runs the stream until `cases`, the time, a stop, or a merge that ends it. The merged cases
+// are always a prefix 0 .. k-1 of the stream. Returns the workers that judged, or the error of
+// `start` or of a merge.
+Result<PipelineWorkers> run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks);
 
 }  // namespace r3

@@ -170,6 +170,11 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   Result<CampaignReport> report = run_campaign(o, *impls, hooks);
   if (tty) std::cerr << "\n";
   if (!report.ok()) return usage_error(report.error().message);
+  if (report->threads_refused) {
+    std::cerr << "r3fuzz run: --jobs " << f.jobs << ": the system started only " << report->workers
+              << " worker thread(s) (" << terminal_safe(*report->threads_refused)
+              << "); they judged every case, with the same report\n";
+  }
   if (f.json) {
     std::cout << terminal_json(report_json(*report, f.timing)) << "\n";
   } else {

@@ -1,11 +1,18 @@
 #include "fuzz/campaign/case_pipeline.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -92,7 +99,7 @@ TEST(CasePipeline, AMergeThatEndsTheRunEndsItThere) {
     expect_prefix(ended.merged, 1235);
 
     Recorder failed(4000);
-    const Status s = run_case_pipeline(o, failed.callbacks([](const CaseOutcome& c) -> Result<bool> {
+    const Result<PipelineWorkers> s = run_case_pipeline(o, failed.callbacks([](const CaseOutcome& c) -> Result<bool> {
       if (c.index == 777) return Error{"cannot write case 777"};
       return true;
     }));
@@ -102,7 +109,7 @@ TEST(CasePipeline, AMergeThatEndsTheRunEndsItThere) {
   }
 }
 
-// A stop (Ctrl-C) or the deadline ends an unbounded run: what was merged is a prefix of the cases.
+// A stop (Ctrl-C) or the time ends an unbounded run: what was merged is a prefix of the cases.
 TEST(CasePipeline, AStopOrTheDeadlineLeavesAPrefix) {
   for (size_t workers : {1, 3}) {
     std::atomic<bool> stop{false};
@@ -120,7 +127,7 @@ TEST(CasePipeline, AStopOrTheDeadlineLeavesAPrefix) {
     Recorder timed(0);
     PipelineOptions t;
     t.workers = workers;
-    t.deadline = std::chrono::steady_clock::now() + 30ms;
+    t.time = 30ms;
     ASSERT_TRUE(run_case_pipeline(t, timed.callbacks()).ok());
     expect_prefix(timed.merged, timed.merged.size());
     EXPECT_GT(timed.merged.size(), 0u);
@@ -184,6 +191,163 @@ TEST(CasePipeline, ASlowMergeLetsTheWorkersRunAheadThenWait) {
     if (workers > 1) EXPECT_GT(judged_during_slow_merge, 0u) << workers << " workers";
     if (workers == 1) EXPECT_EQ(judged_during_slow_merge, 0u) << "one worker merges between its own cases";
   }
+}
+
+// `start` runs once on the calling thread, before any case, with every worker asked for when
+// the system starts them all; an error from it ends the run before any case is judged.
+TEST(CasePipeline, StartRunsOnceBeforeAnyCaseAndItsErrorEndsTheRun) {
+  for (size_t workers : {1, 4}) {
+    Recorder r(500);
+    PipelineOptions o;
+    o.workers = workers;
+    o.cases = 500;
+    PipelineCallbacks c = r.callbacks();
+    std::vector<PipelineWorkers> calls;
+    uint64_t judged_before_start = 0;
+    const std::thread::id caller = std::this_thread::get_id();
+    c.start = [&](const PipelineWorkers& w) {
+      calls.push_back(w);
+      judged_before_start = r.judgements.load();
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      return ok_status();
+    };
+    const Result<PipelineWorkers> ran = run_case_pipeline(o, c);
+    ASSERT_TRUE(ran.ok());
+    EXPECT_EQ(ran->started, workers);
+    EXPECT_FALSE(ran->refused.has_value());
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].started, workers);
+    EXPECT_EQ(judged_before_start, 0u);
+    expect_prefix(r.merged, 500);
+
+    Recorder refused(500);
+    PipelineCallbacks e = refused.callbacks();
+    e.start = [](const PipelineWorkers&) -> Status { return Error{"worker 2: pipe: Too many open files"}; };
+    const Result<PipelineWorkers> failed = run_case_pipeline(o, e);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().message, "worker 2: pipe: Too many open files");
+    EXPECT_EQ(refused.judgements.load(), 0u);
+    EXPECT_TRUE(refused.merged.empty());
+  }
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kSanitizer = true;
+#else
+constexpr bool kSanitizer = false;
+#endif
+#else
+constexpr bool kSanitizer = false;
+#endif
+
+// The bytes of address space this process maps now.
+size_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// What a child found: its exit status says which check failed (0: none).
+enum ChildCheck : int { kAllGood = 0, kRunFailed = 10, kNotAPrefix, kStartedWrong, kNoRefusal, kWorkerOutOfRange };
+
+struct ChildRun {
+  int check = -1;  // a ChildCheck, or the child's death
+  size_t started = 0;
+  std::string refused;
+};
+
+// 1024 workers asked for, each thread with a stack of `stack` bytes, under a cap of `room`
+// bytes more than the process maps (none: no cap): the pipeline must judge every case on the
+// threads it started (on the calling thread alone when it started none), and say why it started
+// no more. Run in a child, since neither the cap nor the stack size can be undone.
+ChildRun run_in_child(size_t stack, std::optional<size_t> room) {
+  int report[2];
+  if (pipe(report) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(report[0]);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack);
+    pthread_setattr_default_np(&attr);  // std::thread's stacks, whatever ulimit -s says
+    const uint64_t cases = 3000;
+    Recorder r(cases);
+    PipelineOptions o;
+    o.workers = 1024;
+    o.cases = cases;
+    PipelineCallbacks c = r.callbacks();
+    size_t told = 0;
+    c.start = [&](const PipelineWorkers& w) {
+      told = w.started;
+      return ok_status();
+    };
+    if (room) {
+      const rlimit cap{mapped_bytes() + *room, RLIM_INFINITY};
+      if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(126);
+    }
+    const Result<PipelineWorkers> ran = run_case_pipeline(o, c);
+    int check = kAllGood;
+    if (!ran.ok()) {
+      check = kRunFailed;
+    } else if (r.merged.size() != cases) {
+      check = kNotAPrefix;
+    } else {
+      for (uint64_t i = 0; i < cases && check == kAllGood; ++i) {
+        if (r.merged[i] != i) check = kNotAPrefix;
+        if (r.judged_by[i] < 0 || static_cast<size_t>(r.judged_by[i]) >= ran->started) check = kWorkerOutOfRange;
+      }
+      if (check == kAllGood && (ran->started >= 1024 || told != ran->started)) check = kStartedWrong;
+      if (check == kAllGood && !ran->refused) check = kNoRefusal;
+    }
+    const size_t started = ran.ok() ? ran->started : 0;
+    const std::string refused = ran.ok() ? ran->refused.value_or("") : ran.error().message;
+    if (write(report[1], &started, sizeof started) != sizeof started) _exit(125);
+    if (write(report[1], refused.data(), refused.size()) != static_cast<ssize_t>(refused.size())) _exit(125);
+    _exit(check);
+  }
+  close(report[1]);
+  ChildRun out;
+  if (read(report[0], &out.started, sizeof out.started) != sizeof out.started) out.started = 0;
+  char buffer[512];
+  for (ssize_t n; (n = read(report[0], buffer, sizeof buffer)) > 0;) out.refused.append(buffer, static_cast<size_t>(n));
+  close(report[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  out.check = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return out;
+}
+
+// --jobs 1024 under ulimit -v: a worker is started only with room for its stack and a heap (8 MiB
+// each, 256 MiB for the run, 64 MiB for each malloc arena), else the last threads' stacks would
+// leave the others nothing to allocate. The started ones judge every case, in case order.
+TEST(CasePipeline, UnderACapWorkersStartOnlyWithRoomForTheirHeap) {
+  if (kSanitizer) GTEST_SKIP() << "a sanitizer reserves terabytes of address space: no cap fits it";
+  const std::string why = "the address-space limit (ulimit -v) leaves no room for another: each worker takes its 8 "
+                          "MiB stack and 8 MiB of heap";
+  ChildRun r = run_in_child(size_t{8} << 20, size_t{600} << 20);
+  EXPECT_EQ(r.check, kAllGood) << "a ChildCheck; " << r.started << " workers started: " << r.refused;
+  EXPECT_GT(r.started, 1u) << "room for some threads, not for 1023";
+  EXPECT_EQ(r.refused, why);
+  // Room for no thread at all: the calling thread judges alone.
+  r = run_in_child(size_t{8} << 20, size_t{12} << 20);
+  EXPECT_EQ(r.check, kAllGood) << "a ChildCheck; " << r.started << " workers started: " << r.refused;
+  EXPECT_EQ(r.started, 1u);
+  EXPECT_EQ(r.refused, why);
+}
+
+// Without a cap the system may still refuse threads (here stacks of 64 TiB: half of the 128 TiB
+// a process addresses, refused outright unless memory is overcommitted, and then held once at
+// most): std::thread throws, and the started ones judge every case.
+TEST(CasePipeline, ThreadsTheSystemRefusesLeaveTheWorkToThoseItStarted) {
+  if (kSanitizer) GTEST_SKIP() << "a sanitizer's shadow leaves no room for such a stack";
+  const ChildRun r = run_in_child(size_t{64} << 40, std::nullopt);
+  EXPECT_EQ(r.check, kAllGood) << "a ChildCheck; " << r.started << " workers started: " << r.refused;
+  EXPECT_LE(r.started, 2u);
+  EXPECT_EQ(r.refused, "Resource temporarily unavailable");
 }
 
 }  // namespace
