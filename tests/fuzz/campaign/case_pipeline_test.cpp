@@ -188,8 +188,12 @@ TEST(CasePipeline, ASlowMergeLetsTheWorkersRunAheadThenWait) {
       return Result<bool>(true);
     })).ok());
     expect_prefix(r.merged, 30000);
-    if (workers > 1) EXPECT_GT(judged_during_slow_merge, 0u) << workers << " workers";
-    if (workers == 1) EXPECT_EQ(judged_during_slow_merge, 0u) << "one worker merges between its own cases";
+    // Braced: EXPECT_* expands to an if/else, which an unbraced if would make ambiguous (-Wdangling-else).
+    if (workers > 1) {
+      EXPECT_GT(judged_during_slow_merge, 0u) << workers << " workers";
+    } else {
+      EXPECT_EQ(judged_during_slow_merge, 0u) << "one worker merges between its own cases";
+    }
   }
 }
 
