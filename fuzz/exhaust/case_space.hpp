@@ -35,7 +35,7 @@ namespace r3 {
 struct CaseUnit {
   Topology topology;
   std::vector<int64_t> tokens;
-  std::optional<SglangUnit> sglang;  // an SGLang unit (fuzz/engines/sglang/exhaust_space.hpp): the fields above unused
+  std::optional<SglangUnit> sglang = std::nullopt;  // an SGLang unit (fuzz/engines/sglang/exhaust_space.hpp): the fields above unused
 };
 
 // The units within the bounds, in the order above, made one at a time: memory does not grow

@@ -67,7 +67,7 @@ struct CaseDomain {
   DomainBounds bounds;
   // The engine of every case, where the profile covers more than one (any); nullopt: each case
   // chooses (Field::engine). A campaign whose implementations serve one engine names it.
-  std::optional<Engine> engine;
+  std::optional<Engine> engine = std::nullopt;
 };
 
 // The engine a domain's next case belongs to without a choice, or nullopt when it chooses.

@@ -27,7 +27,7 @@ struct GeneratorOptions {
   // Expert counts above 32768, which vLLM's int16 replay storage cannot hold (corner case 9).
   bool wide_experts = false;
   // Under profile any: only this engine's cases (nullopt: each case draws its engine).
-  std::optional<Engine> engine;
+  std::optional<Engine> engine = std::nullopt;
 };
 
 struct GeneratedCase {

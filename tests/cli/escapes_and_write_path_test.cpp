@@ -102,7 +102,7 @@ TEST_F(EscapesAndWritePath, AnUnknownKeyNeverForgesALineOnStderr) {
   doc[kFake] = 1;
   write_json("forge.json", doc);
   const std::string error = "forge.json: case: unknown key \"x\\nFAKE LINE: all good\" " + kCaseKeys + "\n";
-  for (const std::string& command : {"explain forge.json", "explain forge.json --json", "export forge.json --pytest",
+  for (const std::string& command : std::vector<std::string>{"explain forge.json", "explain forge.json --json", "export forge.json --pytest",
                                      "shrink forge.json --impl r3-fixed --out s"}) {
     const Output o = run(command);
     EXPECT_EQ(o.exit_code, 2) << command;

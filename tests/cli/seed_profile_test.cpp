@@ -67,7 +67,9 @@ TEST_F(SeedProfile, ProfileAnyKeepsTheDeploymentAsWritten) {
   for (const nlohmann::json& c : seeded({"--profile", "any"})) {
     EXPECT_EQ(c["profile"], "any");
     EXPECT_FALSE(c.contains("idle_dummy"));
-    if (c["padding"].is_object()) EXPECT_EQ(c["padding"]["cudagraph"].back(), 512);
+    if (c["padding"].is_object()) {
+      EXPECT_EQ(c["padding"]["cudagraph"].back(), 512);
+    }
   }
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 std::vector<std::filesystem::path> production_files() {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(R3FUZZ_SOURCE_DIR) + "/corpus/production")) {
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(R3FUZZ_SOURCE_DIR) / "corpus" / "production")) {
     if (e.path().extension() == ".json") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());

@@ -70,7 +70,7 @@ class Reader {
     EXPECT_EQ(s_[pos_], '<');
     ++pos_;
     Element e;
-    while (pos_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-') e.tag += s_[pos_++];
+    while (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-')) e.tag += s_[pos_++];
     while (true) {
       skip_space();
       if (s_.compare(pos_, 2, "/>") == 0) {

@@ -49,8 +49,10 @@ TEST(SharedOptions, EveryCommandTakesTheSharedFlagsWithTheirOneHelpText) {
       const CLI::Option* option = cmd->get_option_no_throw(flag);
       const bool expected = std::find(flags.begin(), flags.end(), flag) != flags.end();
       ASSERT_EQ(option != nullptr, expected) << command << " " << flag;
-      if (option) EXPECT_EQ(option->get_description().rfind(help, 0), 0u) << command << " " << flag << ": "
-                                                                           << option->get_description();
+      if (option) {
+        EXPECT_EQ(option->get_description().rfind(help, 0), 0u) << command << " " << flag << ": "
+                                                                << option->get_description();
+      }
     }
   }
 }

@@ -84,7 +84,9 @@ TEST(ExhaustSearch, ProgressIsReportedWithTheUnitCount) {
   ExhaustOptions options{2, [&](const ExhaustProgress& p) { units = p.units; }};
   exhaust_search(b, differs_from_reference(judge_implementation(impl)), options);
   // Called only while workers run; a fast machine may finish before the first tick.
-  if (units != 0) EXPECT_EQ(units, static_cast<int64_t>(enumerate_units(b).size()));
+  if (units != 0) {
+    EXPECT_EQ(units, static_cast<int64_t>(enumerate_units(b).size()));
+  }
 }
 
 }  // namespace

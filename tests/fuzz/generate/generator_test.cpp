@@ -63,7 +63,9 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
       case SizeClass::small: EXPECT_TRUE(M <= 64) << i; break;
       case SizeClass::production: EXPECT_TRUE(D <= 64 && M <= 65536) << i; break;
     }
-    if (!options.wide_experts) EXPECT_LE(c.model.experts, 32768) << i;
+    if (!options.wide_experts) {
+      EXPECT_LE(c.model.experts, 32768) << i;
+    }
     if (c.model.experts > 32768) ++seen["experts > 32768"];
     ++seen["path " + std::string(to_string(c.path))];
     ++seen["padding " + std::string(to_string(c.padding.mode))];
