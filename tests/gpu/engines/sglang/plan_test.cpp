@@ -7,7 +7,7 @@
 #include "tests/support/sglang_fixtures.hpp"
 
 #include "fuzz/oracle/judge.hpp"
-#include "gpu_test_support.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
 
 namespace r3::gpu {
 namespace {
