@@ -256,7 +256,7 @@ bool ExternalImplementation::serves(Engine engine) const {
 Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, const Step& step) const {
   std::lock_guard lock(mutex_);
   R3_TRY_STATUS(ensure_running());
-  if (step.sglang) return run_sglang(c, step);  // fuzz/engines/sglang/adapter_exchange.cpp
+  if (step.sglang) return run_sglang(c, step);  // fuzz/adapter/sglang_exchange.cpp
   Allocation allocation;
   allocation.capture_rows = c.max_num_tokens;
   if (c.monolithic) allocation.replay_rows = replay_rows_for(hello_->replay_rows, c);

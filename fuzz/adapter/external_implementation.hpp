@@ -76,7 +76,7 @@ class ExternalImplementation final : public Implementation {
   // The reply line to `what` parsed strictly, within the reply budget (max_parsed_bytes, depth
   // 64); an error (which kills the adapter) names what is wrong and quotes the line.
   Result<nlohmann::json> parse_reply(const std::string& line, const std::string& what) const;
-  // SGLang steps (fuzz/engines/sglang/adapter_exchange.cpp): one request per rank, or one per case
+  // SGLang steps (fuzz/adapter/sglang_exchange.cpp): one request per rank, or one per case
   // when batched, each reply the rank's published rows.
   Result<ConcreteOutcome> run_sglang(const Case& c, const Step& step) const;
 

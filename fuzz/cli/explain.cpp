@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "fuzz/cli/explain_table.hpp"
-#include "fuzz/engines/sglang/explain.hpp"
+#include "fuzz/cli/explain_sglang.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "reference/capturer.hpp"

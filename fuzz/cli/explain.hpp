@@ -25,7 +25,7 @@ struct Explanation {
 };
 
 // The policy models an explanation judges: vllm-50874, vllm-pre-50874, r3-fixed for vLLM cases;
-// sglang, sglang-miles, sglang-fixed for SGLang's (fuzz/engines/sglang/explain.hpp prints those).
+// sglang, sglang-miles, sglang-fixed for SGLang's (fuzz/cli/explain_sglang.hpp prints those).
 std::vector<std::string_view> explained_policy_names(Engine engine);
 
 // Derives the step and judges the case's engine's three policy models on it. Fails only on an invalid case.

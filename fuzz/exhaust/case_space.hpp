@@ -17,7 +17,7 @@
 //     gives the same single chunk;
 //   - layer 0 and L-1.
 // Metadata overrides (the rejection cases) are not enumerated. A profile of SGLang's enumerates
-// SGLang units instead (fuzz/engines/sglang/exhaust_space.hpp), and profile any both engines', vLLM's first.
+// SGLang units instead (fuzz/exhaust/sglang_space.hpp), and profile any both engines', vLLM's first.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "fuzz/exhaust/bounds.hpp"
-#include "fuzz/engines/sglang/exhaust_space.hpp"
+#include "fuzz/exhaust/sglang_space.hpp"
 #include "fuzz/exhaust/compositions.hpp"
 #include "reference/case.hpp"
 
@@ -35,7 +35,7 @@ namespace r3 {
 struct CaseUnit {
   Topology topology;
   std::vector<int64_t> tokens;
-  std::optional<SglangUnit> sglang = std::nullopt;  // an SGLang unit (fuzz/engines/sglang/exhaust_space.hpp): the fields above unused
+  std::optional<SglangUnit> sglang = std::nullopt;  // an SGLang unit (fuzz/exhaust/sglang_space.hpp): the fields above unused
 };
 
 // The units within the bounds, in the order above, made one at a time: memory does not grow

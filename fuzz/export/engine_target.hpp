@@ -1,6 +1,6 @@
 // The engine an exported test runs a case on: where its capturer lives, how the test builds
-// and feeds it, and which buffer sizings it can be told. One entry per engine (fuzz/engines/vllm/export_target.cpp,
-// fuzz/engines/sglang/export_target.cpp); step_inputs and the shared data part of the module (pytest_writer.cpp)
+// and feeds it, and which buffer sizings it can be told. One entry per engine (fuzz/export/vllm_target.cpp,
+// fuzz/export/sglang_target.cpp); step_inputs and the shared data part of the module (pytest_writer.cpp)
 // serve both, and each adds its own data lines and its harness: the Python that fakes what that
 // engine's capture reads and asserts what it publishes (for SGLang, through the forward-end window).
 #pragma once

@@ -1,7 +1,7 @@
 // How every routing value of an exported test names its row, and why no id a capturer can hold
 // without copying it from a tensor the test handed it is ever an expected value
-// (docs/SECURITY.md, "The value encoding of exported tests"). The harnesses (fuzz/engines/vllm/export_harness.hpp,
-// fuzz/engines/sglang/export_harness.hpp) compute the same formulas in Python from the data lines this fixes.
+// (docs/SECURITY.md, "The value encoding of exported tests"). The harnesses (fuzz/export/vllm_harness.hpp,
+// fuzz/export/sglang_harness.hpp) compute the same formulas in Python from the data lines this fixes.
 //
 // A row's value in top-k column k is
 //     base + ((code(kind) * span_a + a) * span_r + index) * top_k + k

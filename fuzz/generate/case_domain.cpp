@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fuzz/generate/seeded_source.hpp"
-#include "fuzz/engines/sglang/draw.hpp"
+#include "fuzz/generate/sglang_draw.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "fuzz/adapter/protocol.hpp"
-#include "fuzz/engines/sglang/adapter_protocol.hpp"
+#include "fuzz/adapter/sglang_protocol.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -33,7 +33,7 @@ void render_everything(const Case& c) {
   R3_CHECK(!explanation_text(*e).empty(), "explain prints something");
   const auto doc = explanation_json(*e);
   // vLLM's explanation lists every (dp, tp); SGLang's every DP rank's forward batch, and each
-  // model every (dp, tp) (fuzz/engines/sglang/explain.cpp).
+  // model every (dp, tp) (fuzz/cli/explain_sglang.cpp).
   const size_t ranks = static_cast<size_t>(c.topology.dp * c.topology.tp);
   if (c.engine == Engine::sglang) {
     R3_CHECK(doc.at("dp_ranks").size() == static_cast<size_t>(c.topology.dp), "one JSON entry per DP rank");

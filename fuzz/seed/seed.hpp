@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz/engines/sglang/seed_deployment.hpp"
+#include "fuzz/seed/sglang_deployment.hpp"
 #include "reference/case.hpp"
 #include "reference/profile.hpp"
 #include "reference/error.hpp"
@@ -22,7 +22,7 @@ struct Deployment {
   std::string name;  // file-name stem of the cases it seeds
   std::string note;  // where the deployment comes from; copied into every case
   Engine engine = Engine::vllm;  // "engine" (absent: vllm)
-  // engine sglang: its knobs and traffic (fuzz/engines/sglang/seed_deployment.hpp); the vLLM fields below then
+  // engine sglang: its knobs and traffic (fuzz/seed/sglang_deployment.hpp); the vLLM fields below then
   // keep their defaults.
   std::optional<SglangDeployment> sglang;
   Topology topology;

@@ -1,4 +1,4 @@
-// What both engines' deployment traffic shares (seed.cpp for vLLM, fuzz/engines/sglang/seed_deployment.cpp for
+// What both engines' deployment traffic shares (seed.cpp for vLLM, fuzz/seed/sglang_deployment.cpp for
 // SGLang): which decode steps it seeds, how their requests spread over the DP ranks, and how many
 // cases one deployment may seed.
 #pragma once

@@ -1,6 +1,6 @@
 #include "fuzz/shrink/passes.hpp"
 
-#include "fuzz/engines/sglang/shrink_passes.hpp"
+#include "fuzz/shrink/sglang_passes.hpp"
 #include "reference/layout.hpp"
 
 #include <algorithm>
@@ -24,7 +24,7 @@ void each_smaller(const Case& c, int64_t value, Field field, Candidates& out, Se
 
 // Removing whole DP ranks first: "DP2" is the first thing a reader looks at.
 void fewer_dp_ranks(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   for (auto [begin, end] : removable_chunks(c.tokens.size())) {
     Case next = c;
     next.tokens.erase(next.tokens.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -37,7 +37,7 @@ void fewer_dp_ranks(const Case& c, Candidates& out) {
 // TP size, keeping SP valid (SP needs tp > 1): where the smaller TP would break SP and the
 // path does not need SP, the candidate drops SP too. Then SP and EP themselves.
 void smaller_tp(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.topology.tp, Field::tp, out, [&](Case& next, int64_t tp) {
     next.topology.tp = static_cast<int>(tp);
     if (next.topology.sp && tp < 2 && c.path != Path::sp_shard) next.topology.sp = false;
@@ -57,7 +57,7 @@ void smaller_tp(const Case& c, Candidates& out) {
 // All ranks at once (clamped to a common bound), then each rank on its own, then the ranks
 // in canonical order.
 void fewer_tokens(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   const int64_t most = c.tokens.empty() ? 0 : *std::max_element(c.tokens.begin(), c.tokens.end());
   for (int64_t bound : smaller_values(most, lowest_value(Field::tokens))) {
     Case next = c;
@@ -78,7 +78,7 @@ void fewer_tokens(const Case& c, Candidates& out) {
 
 // M, with the token counts clamped under it (the scheduler never exceeds M).
 void smaller_max_num_tokens(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.max_num_tokens, Field::max_num_tokens, out, [](Case& next, int64_t m) {
     next.max_num_tokens = m;
     for (int64_t& t : next.tokens) t = std::min(t, m);
@@ -106,7 +106,7 @@ void smaller_model(const Case& c, Candidates& out) {
 // cudagraph -> dp_max -> none (keeping the counts, or turning padded rows into real tokens);
 // then fewer and lower CUDA-graph capture sizes.
 void simpler_padding(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   auto with_mode = [&](PaddingMode mode) {
     Case next = c;
     next.padding = Padding{mode, {}};
@@ -145,7 +145,7 @@ void simpler_padding(const Case& c, Candidates& out) {
 // One capture call per layer is the simplest step: micro-batches toward 1, DP chunking off,
 // then a smaller chunk size.
 void fewer_calls(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.microbatches, Field::microbatches, out,
                [](Case& next, int64_t u) { next.microbatches = static_cast<int>(u); });
   if (!c.dp_chunk) return;
@@ -158,7 +158,7 @@ void fewer_calls(const Case& c, Candidates& out) {
 // An idle rank's dummy token is one more thing to read: off when the bug survives without it
 // (a vLLM profile keeps it wherever dp > 1).
 void no_idle_dummy(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.idle_dummy) return;
   Case next = c;
   next.idle_dummy = false;
@@ -166,7 +166,7 @@ void no_idle_dummy(const Case& c, Candidates& out) {
 }
 
 void not_monolithic(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.monolithic) return;
   Case next = c;
   next.monolithic = false;
@@ -185,7 +185,7 @@ int path_rank(Path p) {
 
 // Toward single (one DP rank, no metadata), then local, then gathered.
 void simpler_path(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (path_rank(c.path) > path_rank(Path::single)) {
     for (size_t d = 0; d < c.tokens.size(); ++d) {
       Case next = c;
@@ -230,7 +230,7 @@ void shorter_list(const std::vector<int64_t>& list, const Case& c, std::vector<i
 // A metadata override is dropped when the bug survives without it; otherwise each field
 // goes back to derived, then its lists get shorter and their entries smaller.
 void simpler_metadata(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/engines/sglang/shrink_passes.cpp
+  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.metadata) return;
   Case derived = c;
   derived.metadata.reset();

@@ -9,7 +9,7 @@ namespace r3 {
 namespace {
 
 // The whole case space (profile any): these tests are about the enumeration itself.
-// vLLM's space: SGLang's has its own tests (tests/fuzz/engines/sglang/exhaust_space_test.cpp).
+// vLLM's space: SGLang's has its own tests (tests/fuzz/exhaust/sglang_space_test.cpp).
 ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any, .engine = Engine::vllm}; }
 
 TEST(CaseSpace, UnitsComeInTheStatedOrder) {

@@ -9,7 +9,7 @@
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
-#include "fuzz/engines/sglang/export_harness.hpp"
+#include "fuzz/export/sglang_harness.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {

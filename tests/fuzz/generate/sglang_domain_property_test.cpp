@@ -1,4 +1,4 @@
-// The SGLang half of the case domain (fuzz/engines/sglang/draw.hpp) tested with itself: every
+// The SGLang half of the case domain (fuzz/generate/sglang_draw.hpp) tested with itself: every
 // source draws SGLang cases that validate and lie inside each SGLang profile, every generated
 // case derives a step, round-trips through both codecs, passes sglang-fixed (symbolically and
 // concretely), and the three models judge it alike symbolically and concretely.

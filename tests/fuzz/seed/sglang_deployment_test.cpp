@@ -1,4 +1,4 @@
-#include "fuzz/engines/sglang/seed_deployment.hpp"
+#include "fuzz/seed/sglang_deployment.hpp"
 
 #include <gtest/gtest.h>
 

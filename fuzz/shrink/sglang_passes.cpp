@@ -1,4 +1,4 @@
-#include "fuzz/engines/sglang/shrink_passes.hpp"
+#include "fuzz/shrink/sglang_passes.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "fuzz/engines/sglang/explain.hpp"
+#include "fuzz/cli/explain_sglang.hpp"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "fuzz/engines/sglang/exhaust_space.hpp"
+#include "fuzz/exhaust/sglang_space.hpp"
 
 #include <algorithm>
 

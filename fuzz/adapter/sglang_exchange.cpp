@@ -1,4 +1,4 @@
-// ExternalImplementation on SGLang steps (fuzz/engines/sglang/adapter_protocol.hpp): every rank's
+// ExternalImplementation on SGLang steps (fuzz/adapter/sglang_protocol.hpp): every rank's
 // request, DP-major, one round trip each, or all of them in one line when the hello asked for
 // batches; the replies become the published images the concrete judge reads. Kept apart from
 // external_implementation.cpp, which holds the vLLM exchange.
@@ -6,7 +6,7 @@
 
 #include "fuzz/adapter/batch.hpp"
 #include "fuzz/adapter/external_implementation.hpp"
-#include "fuzz/engines/sglang/adapter_protocol.hpp"
+#include "fuzz/adapter/sglang_protocol.hpp"
 #include "fuzz/codec/case_json.hpp"
 
 namespace r3 {

@@ -1,6 +1,6 @@
-// The SGLang part of exhaust's space (fuzz/engines/sglang/exhaust_space.cpp): every enumerated case is a
+// The SGLang part of exhaust's space (fuzz/exhaust/sglang_space.cpp): every enumerated case is a
 // valid SGLang case inside the profile, each visited once, and sglang-fixed passes every one.
-#include "fuzz/engines/sglang/exhaust_space.hpp"
+#include "fuzz/exhaust/sglang_space.hpp"
 
 #include <gtest/gtest.h>
 

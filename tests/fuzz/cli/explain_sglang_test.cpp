@@ -1,6 +1,6 @@
-// explain --json of an SGLang case (fuzz/engines/sglang/explain.cpp): each rank's tensor at every
+// explain --json of an SGLang case (fuzz/cli/explain_sglang.cpp): each rank's tensor at every
 // capture call, the rows written, each model's window and published rows, and the verdicts.
-#include "fuzz/engines/sglang/explain.hpp"
+#include "fuzz/cli/explain_sglang.hpp"
 
 #include <gtest/gtest.h>
 

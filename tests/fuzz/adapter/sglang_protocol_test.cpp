@@ -1,7 +1,7 @@
 // SGLang requests carry what SGLang's capture and window read; a reply's published rows become
 // the image the concrete judge reads, stale rows untouched. The issue's verify-graph case
 // (issue 19) throughout: dp 2, tp 2, DP attention, requests [2, 1], w 4, decode bucket 2.
-#include "fuzz/engines/sglang/adapter_protocol.hpp"
+#include "fuzz/adapter/sglang_protocol.hpp"
 
 #include <gtest/gtest.h>
 

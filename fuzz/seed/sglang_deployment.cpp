@@ -1,6 +1,6 @@
 // Sources, paths under python/sglang/srt/ of SGLang upstream main at 30cb848d4b455a288a37cfeb6a45aff34f5634a6
 // (the sglang-miles branch at c447264eba460045e6e961fd7cf1bfbaf038db6b has the same two functions).
-#include "fuzz/engines/sglang/seed_deployment.hpp"
+#include "fuzz/seed/sglang_deployment.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -4,7 +4,7 @@
 // captured_req_width (model_executor/runner/decode_cuda_graph_runner.py), can_run_graph
 // (model_runner.py, _forward_raw), get_parallel().attn_tp_size / attn_tp_rank.
 #include <algorithm>
-#include "fuzz/engines/sglang/adapter_protocol.hpp"
+#include "fuzz/adapter/sglang_protocol.hpp"
 
 #include <limits>
 #include <map>

@@ -3,7 +3,7 @@
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
 #include "fuzz/io/source_text.hpp"
-#include "fuzz/engines/vllm/export_harness.hpp"
+#include "fuzz/export/vllm_harness.hpp"
 
 namespace r3 {
 namespace {
