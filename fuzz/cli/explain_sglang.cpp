@@ -68,7 +68,8 @@ std::string window_text(const std::vector<CaptureDecision>& calls) {
   for (const CaptureDecision& d : calls) {
     if (!d.window) continue;
     if (!s.empty()) s += " ";
-    s += "[" + num(d.window->start) + ", " + num(d.window->start + d.window->rows) + ")";
+    // Appended piece by piece: `"[" + std::string` trips GCC 12's -Warray-bounds false positive.
+    s.append("[").append(num(d.window->start)).append(", ").append(num(d.window->start + d.window->rows)).append(")");
   }
   return s.empty() ? "-" : s;
 }
