@@ -26,6 +26,8 @@
 #include "fuzz/oracle/judge.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 
 namespace {
 
@@ -43,13 +45,13 @@ Case vllm_case(Rng& rng, int dp, int tp, int variant) {
   c.layer = 3;
   c.tokens.resize(static_cast<size_t>(dp));
   for (int64_t& n : c.tokens) n = rng.range(1, 64);
-  c.profile = Profile::vllm;
+  c.profile = Profile::of(vllm::engine(), 0);
   return c;
 }
 
 Case sglang_case(Rng& rng, int dp, int tp, int variant) {
   Case c;
-  c.engine = Engine::sglang;
+  c.engine = sglang::engine();
   c.topology = {dp, tp, false, false};
   c.model = {4, 8, 256};
   c.layer = 3;
@@ -70,8 +72,8 @@ Case sglang_case(Rng& rng, int dp, int tp, int variant) {
     c.tokens.resize(static_cast<size_t>(dp));
     for (int64_t& n : c.tokens) n = rng.range(1, 64);
   }
-  c.sglang = f;
-  c.profile = Profile::sglang;
+  c.engine_fields.emplace<sglang::Forward>(f);
+  c.profile = Profile::of(sglang::engine(), 0);
   return c;
 }
 

@@ -2,8 +2,10 @@
 """Fails when a source folder includes a folder that includes it back.
 
 Folders are the directories holding the files (a `detail/` folder counts as its parent: it is
-that folder's inside; so does `engines/NAME/`, one engine's part of the folder above it, which
-dispatches to it by the case's engine: reference/engines/sglang is the reference's inside). An edge A -> B is an `#include "B/file"` line in a file of A. Any cycle
+that folder's inside). Every engine's folder `X/engines/NAME/` counts as `X/engines`: the engines
+of a level stand above its generic code, which reaches them through interfaces and registries and
+never includes them (docs/ENGINES.md), so a generic file that includes an engine's header makes a
+cycle. An edge A -> B is an `#include "B/file"` line in a file of A. Any cycle
 of edges is reported with the include lines behind each edge, and the exit code is 1.
 
 usage: folder_cycles.py ROOT [FOLDER...]   (the folders to scan, relative to ROOT; default: all)
@@ -22,7 +24,7 @@ def folder_of(path):
         if parts[-1] == "detail":
             parts.pop()
         elif len(parts) >= 2 and parts[-2] == "engines":
-            del parts[-2:]
+            parts.pop()
         else:
             break
     return "/".join(parts)

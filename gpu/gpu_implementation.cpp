@@ -10,7 +10,7 @@ namespace {
 
 Result<std::unique_ptr<CapturePolicy>> policy_named(std::string_view name) {
   if (auto policy = make_policy(name)) return policy;
-  return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: " + std::string(policy_names())};
+  return Error{"unknown gpu policy '" + std::string(name) + "'; valid policies: " + policy_names()};
 }
 
 // The device buffers of one case (both arenas, guards included).
@@ -39,14 +39,14 @@ class Gpu final : public GpuImplementation {
   // "gpu", "gpu:r3-fixed" (another policy's decisions), "gpu+no-trim" (IMPL+FAULT, as every
   // faulted implementation): findings of different pipelines must never share a signature.
   std::string name() const override {
-    std::string text = options_.policy == GpuOptions{}.policy ? "gpu" : "gpu:" + options_.policy;
+    std::string text = options_.policy == default_gpu_policy() ? "gpu" : "gpu:" + options_.policy;
     if (options_.fault != Fault::none) text += "+" + std::string(to_string(options_.fault));
     return text;
   }
 
   Allocation allocate(const Case& c) const override { return detail::gpu_allocation(c, *policy_, options_.fault); }
 
-  // The engine of the policy it follows: plain gpu (vllm-50874) runs vLLM's steps, gpu:sglang SGLang's.
+  // The engine of the policy it follows: plain gpu the default engine's, gpu:POLICY its policy's.
   bool serves(Engine engine) const override { return policy_->engine() == engine; }
   // Its kernels carry out the policy's decisions; a fault makes them another engine's.
   const CapturePolicy* followed_policy() const override { return options_.fault == Fault::none ? policy_.get() : nullptr; }

@@ -2,7 +2,14 @@
 
 #include <string>
 
+#include "reference/engine_model.hpp"
+
 namespace r3::gpu {
+
+const std::string& default_gpu_policy() {
+  static const std::string name(Engine{}.model().released_policies().front());
+  return name;
+}
 
 std::string_view to_string(Backend b) {
   switch (b) {

@@ -21,10 +21,14 @@ enum class Selection {
   device_offsets,  // same branch, but the source offset comes from an exclusive scan on the device
 };
 
+// The policy plain "gpu" follows: the default engine's first released policy
+// (EngineModel::released_policies()).
+const std::string& default_gpu_policy();
+
 struct GpuOptions {
   Backend backend = Backend::host;
   Selection selection = Selection::host_decision;
-  std::string policy = "vllm-50874";  // vllm-50874 | vllm-pre-50874 | r3-fixed
+  std::string policy = default_gpu_policy();  // any policy model's name (reference/policy.hpp, policy_names())
   Fault fault = Fault::none;
 };
 

@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "reference/engines/sglang/forward_layout.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -35,10 +34,12 @@ struct CaptureCall {
   int call_count = 1;
   int64_t row_offset = 0;  // micro-batch start or chunk start (0 on single-call steps)
   int64_t chunk_size = 0;  // DP chunk size, 0 when the step is not chunked
-  // SGLang steps: the forward's layout and window inputs (null for vLLM). SGLang's capture
-  // writes the whole tensor at row 0; the window its policy picks runs after the last call.
-  const sglang::ForwardLayout* sglang = nullptr;
-  int64_t rows_written = 0;  // SGLang: rows this call writes (the DeepEP gather of the tensor, else the tensor)
+  // The step's engine, and what its own derivation added to the step (Step::engine_step; null
+  // when it added nothing). SGLang's capture writes the whole tensor at row 0; the window its
+  // policy picks runs after the last call.
+  Engine engine;
+  const EngineData* engine_step = nullptr;
+  int64_t rows_written = 0;  // with engine_step: rows this call writes (SGLang: the DeepEP gather of the tensor, else the tensor)
 };
 
 // SGLang's forward-end window (state_capturer/routed_experts.py, _get_local_slice): buffer rows

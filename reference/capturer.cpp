@@ -55,8 +55,9 @@ CaptureCall capture_call_for(const Step& step, const Call& call, const RankView&
   c.call_count = static_cast<int>(step.calls.size());
   c.row_offset = call.row_offset;
   c.chunk_size = call.chunk_size;
-  if (step.sglang) {
-    c.sglang = &*step.sglang;
+  c.engine = step.engine;
+  if (step.engine_step) {
+    c.engine_step = &step.engine_step;
     c.rows_written = view.tp_gathered >= 0 ? call.tensors[static_cast<size_t>(view.tp_gathered)].rows() : view.rows.size();
   }
   return c;

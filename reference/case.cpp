@@ -29,25 +29,3 @@ Result<Path> parse_path(std::string_view text) {
 }
 
 }  // namespace r3
-
-namespace r3 {
-
-std::string_view to_string(Profile profile) {
-  switch (profile) {
-    case Profile::vllm: return "vllm";
-    case Profile::vllm_legacy: return "vllm-legacy";
-    case Profile::any: return "any";
-    case Profile::sglang: return "sglang";
-    case Profile::sglang_miles: return "sglang-miles";
-  }
-  return "?";
-}
-
-Result<Profile> parse_profile(std::string_view text) {
-  for (Profile p : {Profile::vllm, Profile::vllm_legacy, Profile::any, Profile::sglang, Profile::sglang_miles}) {
-    if (text == to_string(p)) return p;
-  }
-  return Error{"profile: \"" + std::string(text) + "\" is not one of vllm, vllm-legacy, any, sglang, sglang-miles"};
-}
-
-}  // namespace r3

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "reference/engine.hpp"
-#include "reference/engines/sglang/forward.hpp"
+#include "reference/engine_data.hpp"
 #include "reference/error.hpp"
 #include "reference/verdict.hpp"
 
@@ -41,15 +41,6 @@ struct Padding {
 // Where capture() sees the routing tensor (docs/layout-contract.md section 5).
 enum class Path { single, gathered, local, sp_shard };
 
-// Which engine's steps a case belongs to (reference/profile.hpp has the rules).
-// Each profile but `any` belongs to one engine (engine_of_profile in profile.hpp).
-enum class Profile {
-  vllm,          // current vLLM main (the default)
-  vllm_legacy,   // vLLM releases with MoE DP chunking (before PR #39107)
-  any,           // everything the case format allows, for both engines: other or hypothetical engines
-  sglang,        // SGLang upstream main (docs/layout-contract.md section 11)
-  sglang_miles,  // SGLang's sglang-miles RL branch
-};
 
 // Metadata as an engine logged it; each field absent means "derive it", and local_sizes
 // may be explicitly unset (null) to model an engine that never filled it in.
@@ -69,7 +60,7 @@ struct Expectation {
 };
 
 struct Case {
-  Engine engine = Engine::vllm;  // "engine" (absent: vllm)
+  Engine engine;  // "engine" (absent: the default engine, the registry's first)
   Topology topology;
   ModelShape model;
   int64_t max_num_tokens = 1;    // M
@@ -87,17 +78,15 @@ struct Case {
   std::string note;
   std::optional<Expectation> expect;
   std::optional<Profile> profile;  // the profile the case was produced under, when recorded
-  // SGLang cases only (engine sglang): the forward (reference/engines/sglang/forward.hpp). The
-  // vLLM-only fields above (max_num_tokens, padding, path, ...) then keep their defaults.
-  std::optional<sglang::Forward> sglang;
+  // The engine's own fields, for an engine whose cases need more than the fields above (which
+  // such an engine may leave at their defaults): see its folder under reference/engines/.
+  EngineData engine_fields;
   bool operator==(const Case&) const = default;
 };
 
 std::string_view to_string(Path path);
 std::string_view to_string(PaddingMode mode);
 Result<Path> parse_path(std::string_view text);
-std::string_view to_string(Profile profile);  // "vllm", "vllm-legacy", "any", "sglang", "sglang-miles"
-Result<Profile> parse_profile(std::string_view text);
 
 inline constexpr std::string_view kCaseFormat = "r3fuzz-case/1";
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <functional>
 
-namespace r3 {
-namespace {
+#include "reference/engine_model.hpp"
 
-// Long lists read as their first entries and a count: tokens of 32 ranks fit on one line.
+namespace r3 {
+
 std::string list_text(const std::vector<int64_t>& v) {
   constexpr size_t kShown = 8;
   std::string text = "[";
@@ -14,6 +14,8 @@ std::string list_text(const std::vector<int64_t>& v) {
   if (v.size() > kShown) text += ", ... (" + std::to_string(v.size()) + " entries)";
   return text + "]";
 }
+
+namespace {
 
 std::string padding_text(const Padding& p) {
   if (p.mode != PaddingMode::cudagraph) return std::string(to_string(p.mode));
@@ -30,67 +32,6 @@ std::string metadata_text(const std::optional<MetadataOverride>& m) {
 }
 
 std::string flag(bool b) { return b ? "true" : "false"; }
-
-std::string buckets_text(const std::optional<sglang::CudaGraphs>& g) {
-  if (!g) return "none";
-  return "decode " + list_text(g->decode) + " prefill " + list_text(g->prefill);
-}
-
-std::string optional_text(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "none"; }
-
-// SGLang's fields beyond the shared ones (topology, model, layer, tokens, note, expect).
-int sglang_non_default_fields(const sglang::Forward& f) {
-  const sglang::Forward d;
-  int n = 0;
-  n += f.dp_attention != d.dp_attention;
-  n += f.a2a != d.a2a;
-  n += f.kind != d.kind;
-  n += static_cast<int>(std::count_if(f.requests.begin(), f.requests.end(), [](int64_t r) { return r != 0; }));
-  n += f.spec_width != d.spec_width;
-  if (f.cuda_graph) n += 1 + static_cast<int>(f.cuda_graph->decode.size() + f.cuda_graph->prefill.size());
-  n += f.last_decode_bucket.has_value();
-  n += f.tbo;
-  n += f.chunked_prefill_size != d.chunked_prefill_size;
-  n += f.max_running_requests != d.max_running_requests;
-  n += f.max_prefill_tokens != d.max_prefill_tokens;
-  return n;
-}
-
-void describe_sglang_changes(const sglang::Forward& a, const sglang::Forward& b,
-                             const std::function<void(const char*, const std::string&, const std::string&)>& item) {
-  auto num = [](int64_t v) { return std::to_string(v); };
-  item("dp_attention", flag(a.dp_attention), flag(b.dp_attention));
-  item("a2a", std::string(sglang::to_string(a.a2a)), std::string(sglang::to_string(b.a2a)));
-  item("forward", std::string(sglang::to_string(a.kind)), std::string(sglang::to_string(b.kind)));
-  item("requests", list_text(a.requests), list_text(b.requests));
-  item("spec_width", num(a.spec_width), num(b.spec_width));
-  item("cuda_graph", buckets_text(a.cuda_graph), buckets_text(b.cuda_graph));
-  item("last_decode_bucket", optional_text(a.last_decode_bucket), optional_text(b.last_decode_bucket));
-  item("tbo", flag(a.tbo), flag(b.tbo));
-  item("chunked_prefill_size", num(a.chunked_prefill_size), num(b.chunked_prefill_size));
-  item("max_running_requests", num(a.max_running_requests), num(b.max_running_requests));
-  item("max_prefill_tokens", num(a.max_prefill_tokens), num(b.max_prefill_tokens));
-}
-
-std::string summarize_sglang(const Case& c) {
-  const sglang::Forward& f = *c.sglang;
-  std::string text = "sglang dp " + std::to_string(c.topology.dp) + " tp " + std::to_string(c.topology.tp);
-  if (f.dp_attention) text += " dp-attention";
-  text += ", a2a " + std::string(sglang::to_string(f.a2a)) + ", " + std::string(sglang::to_string(f.kind));
-  text += f.kind == sglang::ForwardKind::extend ? ", tokens " + list_text(c.tokens) : ", requests " + list_text(f.requests);
-  if (f.kind == sglang::ForwardKind::verify) text += " x " + std::to_string(f.spec_width);
-  if (f.cuda_graph) {
-    text += ", graphs " + buckets_text(f.cuda_graph);
-    if (f.last_decode_bucket) text += " (last decode bucket " + std::to_string(*f.last_decode_bucket) + ")";
-  }
-  if (f.tbo) text += ", tbo";
-  text += ", cps " + std::to_string(f.chunked_prefill_size) + " mrr " + std::to_string(f.max_running_requests);
-  if (f.max_prefill_tokens != sglang::Forward{}.max_prefill_tokens)
-    text += " max_prefill_tokens " + std::to_string(f.max_prefill_tokens);
-  text += ", L " + std::to_string(c.model.layers) + " K " + std::to_string(c.model.top_k) + " E " +
-          std::to_string(c.model.experts) + ", layer " + std::to_string(c.layer);
-  return text;
-}
 
 }  // namespace
 
@@ -120,7 +61,7 @@ int non_default_fields(const Case& c) {
   }
   n += !c.note.empty();
   n += c.expect.has_value();
-  if (c.sglang) n += sglang_non_default_fields(*c.sglang);
+  n += c.engine.model().own_non_default_fields(c);
   return n;
 }
 
@@ -147,12 +88,13 @@ std::vector<std::string> describe_changes(const Case& before, const Case& after)
   item("monolithic", flag(before.monolithic), flag(after.monolithic));
   item("path", std::string(to_string(before.path)), std::string(to_string(after.path)));
   item("metadata", metadata_text(before.metadata), metadata_text(after.metadata));
-  if (before.sglang && after.sglang) describe_sglang_changes(*before.sglang, *after.sglang, item);
+  if (before.engine == after.engine) before.engine.model().describe_own_changes(before, after, item);
   return out;
 }
 
-std::string summarize(const Case& c) {
-  if (c.engine == Engine::sglang) return summarize_sglang(c);
+std::string summarize(const Case& c) { return c.engine.model().summarize(c); }
+
+std::string summarize_base(const Case& c) {
   std::string text = "dp " + std::to_string(c.topology.dp) + " tp " + std::to_string(c.topology.tp);
   if (c.topology.ep) text += " ep";
   if (c.topology.sp) text += " sp";

@@ -5,13 +5,11 @@
 #include <numeric>
 #include <string>
 
+#include "reference/engine_model.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
 namespace {
-
-// The engines whose capture can have the bug.
-enum EngineMask : unsigned { kVllm = 1, kSglang = 2, kBoth = 3 };
 
 struct FaultInfo {
   Fault fault;
@@ -19,19 +17,17 @@ struct FaultInfo {
   std::string_view bug_class;
   FaultLayer layer;
   std::string_view description;
-  unsigned engines = kVllm;
 };
 
 // In Fault's order (info() indexes it), none first.
 constexpr std::array<FaultInfo, 17> kFaults{{
-    {Fault::none, "none", "none", FaultLayer::decision, "no fault", kBoth},
+    {Fault::none, "none", "none", FaultLayer::decision, "no fault"},
     {Fault::replay_per_rank, "replay-per-rank", "overflow", FaultLayer::allocation,
      "monolithic replay buffer of M rows (vLLM before PR #50874)"},
     {Fault::replay_dp_under_ep, "replay-dp-under-ep", "overflow (needs heavy SP padding)", FaultLayer::allocation,
      "monolithic replay buffer of M*D rows, also under EP+SP"},
     {Fault::tp_major_order, "tp-major-order", "ordering", FaultLayer::gather,
-     "gathered SP shards (SGLang: the attn-TP slices of the MAX_LEN DP gather) ordered as if the group were t*D + d",
-     kBoth},
+     "gathered SP shards (SGLang: the attn-TP slices of the MAX_LEN DP gather) ordered as if the group were t*D + d"},
     {Fault::unpadded_offset, "unpadded-offset", "ordering", FaultLayer::decision,
      "gathered_shards starts at sum(num_tokens_across_dp[:d]) (no SP padding)"},
     {Fault::no_trim, "no-trim", "overflow / garbage", FaultLayer::decision,
@@ -47,19 +43,18 @@ constexpr std::array<FaultInfo, 17> kFaults{{
     {Fault::narrow_int16, "narrow-int16", "value overflow", FaultLayer::allocation,
      "replay ids stored in 16 bits whatever E is"},
     {Fault::off_by_one_copy, "off-by-one-copy", "overflow", FaultLayer::decision,
-     "every copy of a call moves one row too many (SGLang: every copy the window publishes)", kBoth},
+     "every copy of a call moves one row too many (SGLang: every copy the window publishes)"},
     {Fault::chunk_row0, "chunk-row0", "ordering", FaultLayer::decision, "every DP chunk is written at buffer row 0"},
     // SGLang's: the mismatches its design invites between the layout capture sees and the window.
     {Fault::window_request_bucket, "window-request-bucket", "ordering", FaultLayer::decision,
      "a decode/verify-graph window under DP attention starts at r*bs (requests) instead of r*bs*w (tokens), "
-     "upstream's cuda_graph_batch",
-     kSglang},
+     "upstream's cuda_graph_batch"},
     {Fault::no_attn_tp_gather, "no-attn-tp-gather", "wrong rows", FaultLayer::gather,
-     "capture writes its attn-TP slice without the attn-TP all-gather (DeepEP and the scattered backends)", kSglang},
+     "capture writes its attn-TP slice without the attn-TP all-gather (DeepEP and the scattered backends)"},
     {Fault::no_attn_tp_align, "no-attn-tp-align", "ordering", FaultLayer::decision,
-     "a DP-gathered rank's rows looked up at offsets of the raw counts n, not of the attn_tp-aligned a", kSglang},
+     "a DP-gathered rank's rows looked up at offsets of the raw counts n, not of the attn_tp-aligned a"},
     {Fault::tbo_row0, "tbo-row0", "ordering", FaultLayer::decision,
-     "every TBO child written at row 0 (sglang-fixed's TBO fix undone)", kSglang},
+     "every TBO child written at row 0 (sglang-fixed's TBO fix undone)"},
 }};
 
 constexpr bool table_in_enum_order() {
@@ -77,95 +72,6 @@ constexpr std::array<Fault, kFaults.size() - 1> kTable = [] {
 
 const FaultInfo& info(Fault f) { return kFaults[static_cast<size_t>(f)]; }
 
-int64_t own_count(const CaptureCall& call) {
-  return call.metadata->num_tokens_across_dp[static_cast<size_t>(call.dp_rank)];
-}
-
-// gathered_shards located at the prefix sum of the token counts, as if no rank were padded.
-void unpadded_offset(const CaptureCall& call, CaptureDecision& out) {
-  if (out.branch != branch::gathered_shards) return;
-  const auto& across = call.metadata->num_tokens_across_dp;
-  const int64_t start = std::accumulate(across.begin(), across.begin() + call.dp_rank, int64_t{0});
-  for (Copy& copy : out.copies) copy.src_row = start;
-}
-
-void no_trim(const CaptureCall& call, CaptureDecision& out) {
-  if (!sp_sharded_call(call) || !is_sp_branch(out)) return;
-  const int T = call.tp_size;
-  if (call.chunk_size == 0) {
-    for (Copy& copy : out.copies) copy.rows = T * ceil_div(own_count(call), T);
-    return;
-  }
-  // A DP chunk: every TP rank's chunk copied whole, padding included.
-  const int64_t per_tp = ceil_div(own_count(call), T);
-  out.copies.clear();
-  for (int t = 0; t < T; ++t) out.copies.push_back({t * per_tp + call.row_offset, t * call.rows, call.rows, true});
-}
-
-void last_shard_pad(const CaptureCall& call, CaptureDecision& out) {
-  if (!sp_sharded_call(call) || !is_sp_branch(out) || call.chunk_size > 0 || out.copies.empty()) return;
-  const int64_t n_d = own_count(call);
-  const int T = call.tp_size;
-  out.copies.front().rows = std::max(n_d, (T - 1) * ceil_div(n_d, T));
-}
-
-// --- SGLang (reference/engines/sglang/; ../shared/spec/sglang-contract.md) ---------------
-
-using sglang::CaptureLayout;
-
-// window-request-bucket: in a decode/verify-graph replay under DP attention (layout dp_graph)
-// rank r's rows start at r * bs * w, the token bucket; upstream's window passes the request
-// bucket bs as cuda_graph_batch (model_runner.py, forward; layers/dp_attention.py,
-// get_dp_local_slice_cpu), so it starts at r * bs: the token offset read as a request count.
-void window_request_bucket(const CaptureCall& call, CaptureDecision& out) {
-  const sglang::ForwardLayout& f = *call.sglang;
-  if (f.capture != CaptureLayout::dp_graph || f.spec_width <= 1) return;
-  for (Copy& copy : out.copies) copy.src_row /= f.spec_width;
-  if (out.window) out.window->start /= f.spec_width;
-}
-
-// no-attn-tp-align: where a DP gather (MAX_LEN or SUM_LEN) placed rank r at an offset of the
-// aligned counts a_j = ceil_align(n_j, attn_tp) (forward_batch_info.py, prepare_mlp_sync_batch),
-// the faulty reader computes it from the raw counts n_j: sum(n[:r]) for SUM_LEN, r * max(n)
-// for MAX_LEN. Every copy of the rank (and its window) moves by the difference.
-void no_attn_tp_align(const CaptureCall& call, CaptureDecision& out) {
-  const sglang::ForwardLayout& f = *call.sglang;
-  if (f.capture != CaptureLayout::dp_max_len && f.capture != CaptureLayout::dp_sum_len) return;
-  const size_t r = static_cast<size_t>(call.dp_rank);
-  int64_t aligned = 0, raw = 0;
-  if (f.capture == CaptureLayout::dp_sum_len) {
-    for (size_t j = 0; j < r; ++j) aligned += f.global_num_tokens_cpu[j], raw += f.tokens[j];
-  } else {
-    aligned = static_cast<int64_t>(r) * f.global_num_tokens_cpu[r];
-    raw = static_cast<int64_t>(r) * *std::max_element(f.tokens.begin(), f.tokens.end());
-  }
-  const int64_t shift = raw - aligned;
-  for (Copy& copy : out.copies) copy.src_row = std::max<int64_t>(0, copy.src_row + shift);
-  if (out.window) out.window->start = std::max<int64_t>(0, out.window->start + shift);
-}
-
-void apply_sglang_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) {
-  switch (f) {
-    case Fault::off_by_one_copy:
-      for (Copy& copy : out.copies) copy.rows += 1;
-      return;
-    case Fault::window_request_bucket: return window_request_bucket(call, out);
-    case Fault::no_attn_tp_align: return no_attn_tp_align(call, out);
-    case Fault::no_attn_tp_gather:
-      // call_under_fault handed capture the slice; the copies read it, not a gather.
-      for (Copy& copy : out.copies) copy.from_tp_gather = false;
-      return;
-    case Fault::tbo_row0:
-      // sglang-fixed writes TBO child k at its rows' place in the batch (call_rows[k][r].lo).
-      if (call.call_count > 1)
-        for (Copy& copy : out.copies)
-          copy.dst_row -= call.sglang->call_rows[static_cast<size_t>(call.call_index)][static_cast<size_t>(call.dp_rank)].lo;
-      for (Copy& copy : out.copies) copy.dst_row = std::max<int64_t>(0, copy.dst_row);
-      return;
-    default: return;  // tp-major-order is the gather's (the pipeline's, or faulty_policy's emulation)
-  }
-}
-
 }  // namespace
 
 std::span<const Fault> all_faults() { return kTable; }
@@ -177,23 +83,12 @@ std::vector<Fault> faults_for(Engine engine) {
   return out;
 }
 
-bool fault_applies(Fault f, Engine engine) {
-  return (info(f).engines & (engine == Engine::sglang ? kSglang : kVllm)) != 0;
-}
+bool fault_applies(Fault f, Engine engine) { return f == Fault::none || engine.model().has_fault(f); }
 
 CaptureCall call_under_fault(Fault f, CaptureCall call) {
-  if (f == Fault::no_attn_tp_gather && call.sglang && call.sglang->capture == CaptureLayout::deepep_gather)
-    call.rows_written = call.rows;
-  return call;
-}
-
-SglangGatherSlices sglang_tp_major_slices(Fault f, const CaptureCall& call) {
-  if (f != Fault::tp_major_order || !call.sglang || call.tp_size < 2) return {};
-  const sglang::ForwardLayout& lay = *call.sglang;
-  if (lay.capture != CaptureLayout::dp_max_len && lay.capture != CaptureLayout::dp_graph) return {};
-  const int64_t m = lay.call_rows[static_cast<size_t>(call.call_index)].front().size();
-  if (m == 0 || m % call.tp_size != 0) return {};
-  return {true, m / call.tp_size};
+  const EngineModel& model = call.engine.model();
+  if (!model.has_fault(f)) return call;
+  return model.call_under_fault(f, std::move(call));
 }
 
 std::string_view to_string(Fault f) { return info(f).name; }
@@ -243,25 +138,8 @@ void apply_allocation_fault(Fault f, const Case& c, Allocation& a) {
 
 void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) {
   if (out.rejected) return;
-  const Engine engine = call.sglang ? Engine::sglang : Engine::vllm;
-  if (!fault_applies(f, engine)) return;
-  if (call.sglang) return apply_sglang_decision_fault(f, call, out);
-  switch (f) {
-    case Fault::unpadded_offset: return unpadded_offset(call, out);
-    case Fault::no_trim: return no_trim(call, out);
-    case Fault::last_shard_pad: return last_shard_pad(call, out);
-    case Fault::off_by_one_copy:
-      // One off-by-one in the engine's copy loop: every copy it makes is one row long.
-      for (Copy& copy : out.copies) copy.rows += 1;
-      return;
-    case Fault::chunk_row0:
-      // A copy that already starts before the chunk's offset (vllm-50874 writes every chunk at
-      // row 0) stays at row 0.
-      if (call.chunk_size > 0)
-        for (Copy& copy : out.copies) copy.dst_row = std::max<int64_t>(0, copy.dst_row - call.row_offset);
-      return;
-    default: return;  // a fault of another layer
-  }
+  const EngineModel& model = call.engine.model();
+  if (model.has_fault(f)) model.apply_decision_fault(f, call, out);
 }
 
 }  // namespace r3

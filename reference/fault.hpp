@@ -92,15 +92,4 @@ void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& dec
 // it writes are the slice's. No change for any other fault.
 CaptureCall call_under_fault(Fault f, CaptureCall call);
 
-// SGLang's DP gather under tp-major-order (layers/dp_attention.py, _dp_gather_via_all_gather:
-// with attn_tp > 1 each attn-TP rank all-gathers its 1/attn_tp slice of the rank's padded
-// batch over the whole TP group, so group rank d * T + t holds slice t of rank d): the
-// gathered slices in t * D + d order. Whether the fault reorders this call's gather (MAX_LEN
-// or decode-graph segments of equal size m, divisible by T > 1), and the slice size m / T.
-struct SglangGatherSlices {
-  bool reordered = false;
-  int64_t slice = 0;
-};
-SglangGatherSlices sglang_tp_major_slices(Fault f, const CaptureCall& call);
-
 }  // namespace r3

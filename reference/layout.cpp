@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "reference/engines/sglang/layout.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -359,14 +359,11 @@ Result<Step> derive_step(const Case& c) {
   return s;
 }
 
-Status derive_step_into(Step& s, const Case& c) {
-  if (c.engine == Engine::sglang) {
-    R3_TRY(Step derived, sglang::derive_step(c));
-    s = std::move(derived);
-    return ok_status();
-  }
+Status derive_step_into(Step& s, const Case& c) { return c.engine.model().derive_step_into(s, c); }
+
+Status derive_base_step_into(Step& s, const Case& c) {
   R3_TRY_STATUS(validate(c));
-  s.engine = Engine::vllm;
+  s.engine = c.engine;
   s.dp = c.topology.dp;
   s.tp = c.topology.tp;
   s.sp = c.topology.sp;
@@ -395,7 +392,7 @@ Status derive_step_into(Step& s, const Case& c) {
     s.replay_rows_needed = most;
   }
   s.rejection.reset();
-  s.sglang.reset();
+  s.engine_step.reset();
   if (c.metadata) apply_override(*c.metadata, s);
   for (Call& call : s.calls)
     if (call.metadata) call.metadata->index();

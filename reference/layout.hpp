@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "reference/case.hpp"
-#include "reference/engines/sglang/forward_layout.hpp"
+#include "reference/engine_data.hpp"
 #include "reference/error.hpp"
 #include "reference/rows.hpp"
 
@@ -104,7 +104,7 @@ struct Call {
 };
 
 struct Step {
-  Engine engine = Engine::vllm;
+  Engine engine;
   int dp = 1;
   int tp = 1;
   bool sp = false;
@@ -122,10 +122,10 @@ struct Step {
   // Set when the case's metadata override disagrees with its layout: every implementation
   // must then reject the step. Holds the reason, naming the field.
   std::optional<std::string> rejection;
-  // SGLang steps: the forward's layout and window inputs. For them num_tokens_across_dp holds
-  // the real tokens of each DP rank (the rows SGLang publishes), path is single, and each
-  // call's metadata is unset (SGLang's capture reads no DpMetadata).
-  std::optional<sglang::ForwardLayout> sglang;
+  // What an engine's own derivation adds to the fields above (SGLang's forward layout and
+  // window inputs, reference/engines/sglang/forward_layout.hpp); empty for the base layout.
+  // Capture calls point at it (CaptureCall::engine_step).
+  EngineData engine_step;
 };
 
 int64_t ceil_div(int64_t a, int64_t b);
@@ -151,11 +151,14 @@ void derive_segments_into(const std::vector<int64_t>& n, int tp, bool sp, std::v
 int64_t most_rows_to_chunk(const std::vector<int64_t>& n, int tp, bool sp);
 int64_t most_rows_to_chunk(const Case& c);
 
-// Everything above plus the calls, for the case's engine (SGLang: reference/engines/sglang/layout.hpp).
+// Everything above plus the calls, for the case's engine (EngineModel::derive_step_into).
 // The case must be valid (validate() first); this checks it again.
 Result<Step> derive_step(const Case& c);
-// The same into `s`, whatever it held: a vLLM step reuses the storage of the step it held
+// The same into `s`, whatever it held: a base-layout step reuses the storage of the step it held
 // before (a campaign's worker derives every case into one). On an error `s` is left unspecified.
 Status derive_step_into(Step& s, const Case& c);
+// The layout of the case's own fields (docs/layout-contract.md sections 1 to 9), for an engine
+// whose steps are laid out that way.
+Status derive_base_step_into(Step& s, const Case& c);
 
 }  // namespace r3

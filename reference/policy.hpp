@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -45,8 +46,9 @@ class CapturePolicy {
   // DP rank takes the same decision from the same shapes. The symbolic judge then decides once
   // per TP group. True (the safe default) for any policy that may treat TP ranks differently.
   virtual bool reads_tp_rank() const { return true; }
-  // The engine whose cases it models: a policy judges only its own engine's cases.
-  virtual Engine engine() const { return Engine::vllm; }
+  // The engine whose cases it models: a policy judges only its own engine's cases. The
+  // default is the default engine (a plug-in's policy models its cases).
+  virtual Engine engine() const { return Engine{}; }
   // The named changes between this model and its engine's proposed fix that it lacks, and the
   // model with some of them applied. A finding's root cause is the smallest set of them that
   // repairs it (fuzz/oracle/root_cause.hpp). Models without patches (vLLM's) have none.
@@ -57,23 +59,10 @@ class CapturePolicy {
   }
 };
 
-// vLLM after PR #50874 (docs/layout-contract.md section 7).
-std::unique_ptr<CapturePolicy> make_vllm_50874_policy();
-// vLLM before PR #50874: only the naive gathered layout, replay buffer of M rows.
-std::unique_ptr<CapturePolicy> make_vllm_pre_50874_policy();
-// The proposed fix: correct on every path of the model (docs/layout-contract.md sections 7 to 9).
-std::unique_ptr<CapturePolicy> make_r3_fixed_policy();
-
-// SGLang's (reference/engines/sglang/policy.hpp): upstream main, the sglang-miles branch, the fix.
-std::unique_ptr<CapturePolicy> make_sglang_policy();
-std::unique_ptr<CapturePolicy> make_sglang_miles_policy();
-std::unique_ptr<CapturePolicy> make_sglang_fixed_policy();
-
-// The policy model of that name (vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles,
-// sglang-fixed), or null.
+// The policy model of that name, from every engine's table (EngineModel::policies()), or null.
 std::unique_ptr<CapturePolicy> make_policy(std::string_view name);
-// "vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles, sglang-fixed".
-std::string_view policy_names();
+// Every policy model's name, engine by engine: "vllm-50874, vllm-pre-50874, r3-fixed, sglang, ...".
+std::string policy_names();
 
 // Replay buffer rows under vLLM's sizing after #50874: M * (D*T if EP else D).
 int64_t dispatch_group_replay_rows(const Case& c);

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "reference/engines/sglang/policy.hpp"
-#include "reference/layout.hpp"
+#include "reference/engine_model.hpp"
 
 namespace r3 {
 
@@ -20,15 +19,8 @@ std::optional<DecodedValue> decode_value(int32_t value) {
 }
 
 bool provenance_fits(const Case& c) {
-  if (c.engine == Engine::sglang) {
-    // A token's index is below its rank's padded batch, itself below the buffer the case sizes.
-    const int64_t rows = std::max(sglang::buffer_rows(c, sglang::Version::upstream),
-                                  sglang::buffer_rows(c, sglang::Version::fixed));
-    return c.topology.dp <= kProvenanceMaxDp && rows <= kProvenanceMaxRows && c.model.top_k <= kProvenanceMaxTopK &&
-           c.model.layers <= 256;
-  }
-  int64_t most = c.max_num_tokens;
-  for (int64_t n : derive_num_tokens_across_dp(c)) most = std::max(most, c.topology.tp * ceil_div(n, c.topology.tp));
+  // A token's index is below its rank's padded rows, themselves below the largest buffer.
+  const int64_t most = c.engine.model().most_buffer_rows(c);
   return c.topology.dp <= kProvenanceMaxDp && most <= kProvenanceMaxRows && c.model.top_k <= kProvenanceMaxTopK &&
          c.model.layers <= 256;
 }

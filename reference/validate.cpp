@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "reference/layout.hpp"
-#include "reference/engines/sglang/validate.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/limits.hpp"
 
 namespace r3 {
@@ -160,9 +160,9 @@ Status validate_metadata(const Case& c) {
 
 }  // namespace
 
-Status validate(const Case& c) {
-  if (c.engine == Engine::sglang) return sglang::validate(c);
-  if (c.sglang) return Error{"engine: a vLLM case carries SGLang fields (topology.dp_attention, forward, ...)"};
+Status validate(const Case& c) { return c.engine.model().validate(c); }
+
+Status validate_base(const Case& c) {
   R3_TRY_STATUS(validate_topology(c.topology));
   R3_TRY_STATUS(validate_model(c.model));
   R3_TRY_STATUS(in_range("max_num_tokens", c.max_num_tokens, 1, limits::kMaxRows));

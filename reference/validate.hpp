@@ -13,8 +13,12 @@ namespace r3 {
 // Ok when the case is well formed. A well-formed case may still carry metadata that
 // disagrees with its layout: that is not an error here but a rejection the reference
 // expects from every implementation (see layout.hpp, Step::rejection).
-// Dispatches on the case's engine (SGLang's rules: reference/engines/sglang/validate.hpp).
+// Dispatches on the case's engine (EngineModel::validate, reference/engines/NAME/).
 Status validate(const Case& c);
+
+// The rules of the case's own fields (topology, model, tokens, padding, path, calls, metadata:
+// docs/layout-contract.md sections 1 to 9), for an engine whose cases are made of them.
+Status validate_base(const Case& c);
 
 // Shared by the engines' rules: the model shape, and a field within [lo, hi] (the message names both).
 Status validate_model(const ModelShape& m);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fuzz/adapter/batch.hpp"
+#include "fuzz/adapter/engine_adapter.hpp"
 #include "fuzz/adapter/row_writes.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/strict_json.hpp"
@@ -250,13 +251,47 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const j
 bool ExternalImplementation::serves(Engine engine) const {
   std::lock_guard lock(mutex_);
   if (!hello_) return true;
-  return engine == Engine::sglang ? hello_->sglang : hello_->vllm;
+  return hello_->serves(engine);
 }
 
+// What an engine's exchange may do with the adapter, under run_concrete()'s lock.
+class ExternalImplementation::Channel final : public AdapterChannel {
+ public:
+  explicit Channel(const ExternalImplementation& impl) : impl_(impl) {}
+  const AdapterHello& hello() const override { return *impl_.hello_; }
+  int64_t take_ids(size_t count) override {
+    const int64_t first = impl_.next_id_;
+    impl_.next_id_ += static_cast<int64_t>(count);
+    return first;
+  }
+  Result<AdapterReply> round_trip(const std::string& request, const std::string& what) override {
+    R3_TRY(std::string line, impl_.exchange(request, what, impl_.options_.timeout));
+    R3_TRY(json reply, impl_.parse_reply(line, what));
+    return AdapterReply{std::move(line), std::move(reply)};
+  }
+  Error fail(std::string message) override { return impl_.fail(std::move(message)); }
+  Result<ConcreteOutcome> exchange_capture_requests(const Case& c, const Step& step) override {
+    return impl_.run_capture_requests(c, step);
+  }
+
+ private:
+  const ExternalImplementation& impl_;
+};
+
+// The case's engine says how its steps travel (fuzz/adapter/engine_adapter.hpp).
 Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, const Step& step) const {
+  const EngineAdapter* part = engine_adapter(c.engine);
+  if (!part) {
+    return Error{"the engine " + std::string(c.engine.name()) +
+                 " has no adapter exchange: an external adapter cannot run its steps"};
+  }
   std::lock_guard lock(mutex_);
   R3_TRY_STATUS(ensure_running());
-  if (step.sglang) return run_sglang(c, step);  // fuzz/adapter/sglang_exchange.cpp
+  Channel channel(*this);
+  return part->exchange_step(channel, c, step);
+}
+
+Result<ConcreteOutcome> ExternalImplementation::run_capture_requests(const Case& c, const Step& step) const {
   Allocation allocation;
   allocation.capture_rows = c.max_num_tokens;
   if (c.monolithic) allocation.replay_rows = replay_rows_for(hello_->replay_rows, c);

@@ -3,7 +3,8 @@
 // call of every rank becomes one request line and one reply line, or, when the adapter's
 // hello says "batch": true, every case becomes one request line and one reply line. What the replies ask for
 // is applied to guarded buffers by the host executor (copies) or written as given (rows),
-// and the result is judged like any other concrete implementation.
+// and the result is judged like any other concrete implementation. That is the base protocol; a
+// case's engine may send its steps as its own requests instead (fuzz/adapter/engine_adapter.hpp).
 //
 // An adapter that times out, answers something that is not a valid reply, answers another
 // request (or, batched, the wrong number of replies or replies out of order), or dies makes run_concrete() return an Error quoting what it sent; the child is
@@ -53,7 +54,7 @@ class ExternalImplementation final : public Implementation {
   std::string name() const override;  // "external:COMMAND"
   Allocation allocate(const Case& c) const override;
   Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override;
-  // The engines the adapter's hello declares ("engines"); both before the first hello.
+  // The engines the adapter's hello declares ("engines"); every engine before the first hello.
   bool serves(Engine engine) const override;
 
   // The hello of the adapter now running (or last run); nullopt before the first one.
@@ -76,9 +77,11 @@ class ExternalImplementation final : public Implementation {
   // The reply line to `what` parsed strictly, within the reply budget (max_parsed_bytes, depth
   // 64); an error (which kills the adapter) names what is wrong and quotes the line.
   Result<nlohmann::json> parse_reply(const std::string& line, const std::string& what) const;
-  // SGLang steps (fuzz/adapter/sglang_exchange.cpp): one request per rank, or one per case
-  // when batched, each reply the rank's published rows.
-  Result<ConcreteOutcome> run_sglang(const Case& c, const Step& step) const;
+  // The base protocol's exchange of a step (capture requests, fuzz/adapter/protocol.hpp): what
+  // an engine's part (fuzz/adapter/engine_adapter.hpp) asks for when its steps travel that way.
+  Result<ConcreteOutcome> run_capture_requests(const Case& c, const Step& step) const;
+  // The running adapter as an engine's part sees it; defined in the .cpp.
+  class Channel;
 
   ExternalOptions options_;
   mutable std::mutex mutex_;

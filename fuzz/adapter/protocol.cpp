@@ -1,5 +1,6 @@
 #include "fuzz/adapter/protocol.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -81,6 +82,17 @@ std::string_view intern_branch(const std::string& name) {
 
 constexpr int64_t kRowLimit = int64_t{1} << 40;  // far beyond any buffer; keeps row arithmetic exact
 
+// Every registered engine's name quoted, the last after "and": "\"vllm\" and \"sglang\"".
+std::string quoted_engine_names() {
+  const std::vector<Engine> engines = all_engines();
+  std::string text;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    if (i > 0) text += i + 1 == engines.size() ? " and " : ", ";
+    text += "\"" + std::string(engines[i].name()) + "\"";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string_view to_string(ReplaySizing s) {
@@ -99,6 +111,10 @@ int64_t replay_rows_for(ReplaySizing s, const Case& c) {
     case ReplaySizing::dispatch_group: return dispatch_group_replay_rows(c);
   }
   return dispatch_group_replay_rows(c);
+}
+
+bool AdapterHello::serves(Engine engine) const {
+  return std::find(engines.begin(), engines.end(), engine) != engines.end();
 }
 
 json hello_request() { return {{"type", "hello"}, {"protocol", kAdapterProtocol}}; }
@@ -138,13 +154,14 @@ Result<AdapterHello> read_hello(const json& reply) {
   if (reply.contains("engines")) {
     const json& engines = reply["engines"];
     if (!engines.is_array() || engines.empty())
-      return field_error("hello.engines", "expected a non-empty list of \"vllm\" and \"sglang\"");
-    hello.vllm = false;
+      return field_error("hello.engines", "expected a non-empty list of " + quoted_engine_names());
+    hello.engines.clear();
     for (size_t i = 0; i < engines.size(); ++i) {
-      R3_TRY(std::string engine, read_string(engines[i], "hello.engines[" + std::to_string(i) + "]"));
-      if (engine == "vllm") hello.vllm = true;
-      else if (engine == "sglang") hello.sglang = true;
-      else return Error{"hello.engines[" + std::to_string(i) + "]: \"" + engine + "\" is not one of vllm, sglang"};
+      const std::string where = "hello.engines[" + std::to_string(i) + "]";
+      R3_TRY(std::string name, read_string(engines[i], where));
+      const Result<Engine> engine = parse_engine(name);
+      if (!engine) return Error{where + ": \"" + name + "\" is not one of " + engine_names()};
+      if (!hello.serves(*engine)) hello.engines.push_back(*engine);
     }
   }
   return hello;

@@ -14,6 +14,7 @@
 
 #include "reference/capture.hpp"
 #include "reference/case.hpp"
+#include "reference/engine.hpp"
 #include "reference/error.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
@@ -32,10 +33,11 @@ struct AdapterHello {
   std::string version;
   ReplaySizing replay_rows = ReplaySizing::dispatch_group;
   bool batch = false;  // one request and one reply per case (fuzz/adapter/batch.hpp)
-  // The engines whose steps the adapter answers ("engines"; absent: vLLM only). SGLang steps
-  // use their own request and reply (fuzz/adapter/sglang_protocol.hpp).
-  bool vllm = true;
-  bool sglang = false;
+  // The engines whose steps the adapter answers ("engines", registered engines' names; absent:
+  // the default engine only), in the order listed. An engine may send its steps as its own
+  // requests and replies (fuzz/adapter/engine_adapter.hpp).
+  std::vector<Engine> engines = {Engine{}};
+  bool serves(Engine engine) const;
 };
 
 nlohmann::json hello_request();
@@ -86,7 +88,7 @@ std::string_view adapter_branch_name(const std::string& name);
 // Reads a reply to a capture request whose capture buffer is `buffer` wide.
 Result<CaptureReply> read_capture_reply(const nlohmann::json& reply, const BufferShape& buffer);
 
-// The field readers every reply is read with (SGLang's too: fuzz/adapter/sglang_protocol.hpp), so errors
+// The field readers every reply is read with (an engine's own replies too: engine_adapter.hpp), so errors
 // name the field the same way: "rows[0].values[1]: expected an integer, got a string".
 Result<int64_t> read_reply_int(const nlohmann::json& v, std::string_view field, int64_t lo, int64_t hi);
 // The string, cut by stored_reply_text(): no reply text is kept longer.

@@ -34,7 +34,7 @@ using CanonicalHook = std::function<Case(const Case& failing, const Implementati
 struct Finding {
   Verdict verdict = Verdict::pass;
   Severity severity = Severity::failure;
-  Profile profile = Profile::vllm;   // the profile the reproducer was found under
+  Profile profile = kDefaultProfile;  // the profile the reproducer was found under
   std::vector<std::string> implementations;  // in order of discovery
   std::vector<size_t> failures;      // indices of the failures it covers (the caller's list)
   Case reproducer;                   // the smallest case: canonical, no note or expect

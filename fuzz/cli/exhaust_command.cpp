@@ -19,8 +19,10 @@
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
+#include "fuzz/exhaust/engine_exhaust.hpp"
 #include "fuzz/exhaust/search.hpp"
 #include "fuzz/implementations/registry.hpp"
+#include "reference/engine_model.hpp"
 
 namespace r3 {
 namespace {
@@ -28,7 +30,7 @@ namespace {
 // The largest space exhaust takes. The search makes its units one at a time, keeping a 24-byte
 // tally per unit checked, and checks some 10^5 to 10^6 cases a second, so this keeps memory
 // under 120 MB and a run to hours. Larger bounds are refused before anything is made or listed:
-// count_space() counts both engines' spaces without enumerating them.
+// count_space() counts every engine's space without enumerating it.
 inline constexpr int64_t kMaxCases = 1'000'000'000;
 inline constexpr int64_t kMaxUnits = 5'000'000;
 
@@ -50,13 +52,9 @@ Status check_space_size(const ExhaustBounds& b) {
                " layouts: lower --max-dp, --max-tp, --max-tokens or --max-m"};
 }
 
-// SGLang's space grows faster with each bound (sizes, graphs and TBO expand every count
-// vector): its defaults, where a flag is not given, keep `exhaust --profile sglang` to seconds.
-constexpr ExhaustBounds kSglangDefaults = {.max_dp = 3, .max_tp = 2, .max_tokens = 4, .max_m = 4};
-
 struct ExhaustFlags {
   ExhaustBounds bounds;
-  std::string impl;  // default: r3-fixed, or sglang-fixed under an SGLang profile
+  std::string impl;  // default: the profile's engine's fixed policy (EngineModel::fixed_policy)
   std::string against;
   std::string fault;
   Mode mode = Mode::symbolic;
@@ -73,8 +71,7 @@ std::string progress_line(const ExhaustProgress& p, double seconds) {
 
 Result<int> exhaust_command(ExhaustFlags f) {
   if (f.jobs < 1 || f.jobs > 1024) return Error{"--jobs: " + std::to_string(f.jobs) + " is out of range [1, 1024]"};
-  const bool sglang_profile = engine_of(f.bounds.profile) == Engine::sglang;
-  if (f.impl.empty()) f.impl = sglang_profile ? "sglang-fixed" : "r3-fixed";
+  if (f.impl.empty()) f.impl = std::string(engine_of(f.bounds.profile).model().fixed_policy());
   ImplementationOptions with_fault;
   with_fault.fault = f.fault;
   R3_TRY(std::unique_ptr<Implementation> a, make_implementation(f.impl, with_fault));
@@ -84,10 +81,16 @@ Result<int> exhaust_command(ExhaustFlags f) {
     if (!against.ok()) return as_flag_error(against.error(), "--against");
     b = std::move(against).value();
   }
-  // Only the engines every implementation checked serves are enumerated (profile any covers both).
+  // An engine named by the profile must have a space to enumerate; under profile any, an engine
+  // without one is left out.
+  if (!f.bounds.profile.is_any() && !engine_exhaust(engine_of(f.bounds.profile))) {
+    return Error{"--profile " + std::string(to_string(f.bounds.profile)) + ": engine " +
+                 std::string(engine_of(f.bounds.profile).name()) + " has no exhaustive space"};
+  }
+  // Only the engines every implementation checked serves are enumerated (profile any covers all).
   std::vector<Engine> engines;
-  for (Engine e : {Engine::vllm, Engine::sglang})
-    if (covers(f.bounds.profile, e) && a->serves(e) && (!b || b->serves(e))) engines.push_back(e);
+  for (Engine e : all_engines())
+    if (covers(f.bounds.profile, e) && engine_exhaust(e) && a->serves(e) && (!b || b->serves(e))) engines.push_back(e);
   if (engines.empty()) {
     return Error{"--impl " + a->name() + (b ? " and --against " + b->name() : "") + ": no engine of profile " +
                  std::string(to_string(f.bounds.profile)) + " is served by " + (b ? "both" : "it")};
@@ -165,12 +168,14 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
       ->transform(whole_number);
   cmd->callback([f, cmd, &outcome] {
-    // An SGLang profile's own defaults for the bounds the command line left unset.
-    if (engine_of(f->bounds.profile) == Engine::sglang) {
-      if (cmd->count("--max-dp") == 0) f->bounds.max_dp = kSglangDefaults.max_dp;
-      if (cmd->count("--max-tp") == 0) f->bounds.max_tp = kSglangDefaults.max_tp;
-      if (cmd->count("--max-tokens") == 0) f->bounds.max_tokens = kSglangDefaults.max_tokens;
-      if (cmd->count("--max-m") == 0) f->bounds.max_m = kSglangDefaults.max_m;
+    // The profile's engine's own defaults for the bounds the command line left unset (under
+    // profile any, the default engine's: the flags' defaults).
+    if (const EngineExhaust* space = engine_exhaust(engine_of(f->bounds.profile))) {
+      const ExhaustBounds defaults = space->default_bounds();
+      if (cmd->count("--max-dp") == 0) f->bounds.max_dp = defaults.max_dp;
+      if (cmd->count("--max-tp") == 0) f->bounds.max_tp = defaults.max_tp;
+      if (cmd->count("--max-tokens") == 0) f->bounds.max_tokens = defaults.max_tokens;
+      if (cmd->count("--max-m") == 0) f->bounds.max_m = defaults.max_m;
     }
     auto code = exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());

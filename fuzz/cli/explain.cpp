@@ -1,13 +1,15 @@
 #include "fuzz/cli/explain.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
+#include "fuzz/cli/engine_explain.hpp"
 #include "fuzz/cli/explain_table.hpp"
-#include "fuzz/cli/explain_sglang.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "reference/capturer.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/policy.hpp"
 
 namespace r3 {
@@ -202,12 +204,18 @@ Result<Explanation> explain_case(const Case& c) {
 }
 
 std::vector<std::string_view> explained_policy_names(Engine engine) {
-  if (engine == Engine::sglang) return {"sglang", "sglang-miles", "sglang-fixed"};
-  return {"vllm-50874", "vllm-pre-50874", "r3-fixed"};
+  const EngineModel& model = engine.model();
+  std::vector<std::string_view> names = model.released_policies();
+  names.push_back(model.fixed_policy());
+  return names;
 }
 
 ojson explanation_json(const Explanation& e) {
-  if (e.c.engine == Engine::sglang) return sglang_explanation_json(e);
+  if (const EngineExplain* own = engine_explain(e.c.engine)) return own->json(e);
+  return layout_explanation_json(e);
+}
+
+ojson layout_explanation_json(const Explanation& e) {
   const Step& s = e.step;
   const bool one_call = s.calls.size() == 1;
   // The ranks come from the topology, not from a call: a DP-chunked step whose ranks are all
@@ -249,44 +257,58 @@ namespace {
 struct JsonSize {
   int64_t ranks = 0;
   int64_t calls = 0;
-  int64_t runs = 0;    // SGLang: the runs of the tensor each rank writes, per call
-  int64_t copies = 0;  // SGLang: the copies each model publishes, per rank and call
-  // At most 2^16 ranks * (1 + 2^16 calls * 4), plus runs and copies each far below 2^60: no overflow.
-  int64_t entries() const { return ranks * (1 + calls * (1 + kExplainedPolicies)) + runs + copies; }
+  int64_t policies = 0;
+  bool lists_runs = false;  // the engine's own document lists runs and copies (EngineExplain::written_runs)
+  int64_t runs = 0;         // the runs of the tensor each rank writes, per call
+  int64_t copies = 0;       // the copies each model publishes, per rank and call
+  // At most 2^16 ranks * (1 + 2^16 calls * (1 + a handful of policies)), plus runs and copies each
+  // far below 2^60: no overflow.
+  int64_t entries() const { return ranks * (1 + calls * (1 + policies)) + runs + copies; }
 };
 
 JsonSize json_size(const Step& s) {
-  return {int64_t{s.dp} * s.tp, static_cast<int64_t>(s.calls.size()), s.sglang ? sglang_written_runs(s) : 0, 0};
+  JsonSize n{int64_t{s.dp} * s.tp, static_cast<int64_t>(s.calls.size()),
+             static_cast<int64_t>(explained_policy_names(s.engine).size())};
+  if (const EngineExplain* own = engine_explain(s.engine))
+    if (const std::optional<int64_t> runs = own->written_runs(s)) {
+      n.lists_runs = true;
+      n.runs = *runs;
+    }
+  return n;
 }
 
 // `copies_counted`: n.copies holds the published copies (counted once the policies are judged).
-Status json_size_status(const Step& s, const JsonSize& n, bool copies_counted) {
+Status json_size_status(const JsonSize& n, bool copies_counted) {
   if (n.entries() <= kMaxJsonRankEntries) return ok_status();
   std::string what = std::to_string(n.ranks) + " ranks, " + std::to_string(n.calls) + " calls, " +
-                     std::to_string(kExplainedPolicies) + " policies";
-  if (s.sglang) {
+                     std::to_string(n.policies) + " policies";
+  if (n.lists_runs) {
     what += "; " + std::to_string(n.runs) + " runs of rows written";
     if (copies_counted) what += ", " + std::to_string(n.copies) + " copies published";
   }
   return Error{"--json: this case's explanation lists " + std::to_string(n.entries()) + " rank entries" +
-               (s.sglang ? " and runs" : "") + " (" + what + "); at most " + std::to_string(kMaxJsonRankEntries) +
+               (n.lists_runs ? " and runs" : "") + " (" + what + "); at most " + std::to_string(kMaxJsonRankEntries) +
                " are written as JSON. The text output (without --json) is bounded and shows this case"};
 }
 
 }  // namespace
 
-Status check_json_size(const Step& s) { return json_size_status(s, json_size(s), false); }
+Status check_json_size(const Step& s) { return json_size_status(json_size(s), false); }
 
 Status check_json_size(const Explanation& e) {
   JsonSize n = json_size(e.step);
   // Counting the copies decides every rank again: only worth it while the rest fits.
-  const bool count_copies = e.step.sglang && n.entries() <= kMaxJsonRankEntries;
-  if (count_copies) n.copies = sglang_published_copies(e);
-  return json_size_status(e.step, n, count_copies);
+  const bool count_copies = n.lists_runs && n.entries() <= kMaxJsonRankEntries;
+  if (count_copies) n.copies = engine_explain(e.step.engine)->published_copies(e);
+  return json_size_status(n, count_copies);
 }
 
 std::string explanation_text(const Explanation& e) {
-  if (e.c.engine == Engine::sglang) return sglang_explanation_text(e);
+  if (const EngineExplain* own = engine_explain(e.c.engine)) return own->text(e);
+  return layout_explanation_text(e);
+}
+
+std::string layout_explanation_text(const Explanation& e) {
   const Case& c = e.c;
   const Step& s = e.step;
   std::ostringstream out;

@@ -1,6 +1,7 @@
 // The bounded text of `r3fuzz explain` (item 8 of issue 15): tables that fold runs of alike
 // rows and stop at a fixed length, and lists cut at a fixed count, each cut saying so. Shared by
-// both engines' explanations (explain.cpp, fuzz/cli/explain_sglang.cpp); --json is never cut.
+// the layout report (explain.cpp) and the engines' own (fuzz/engines/NAME/explain.cpp); --json is
+// never cut.
 #pragma once
 
 #include <cstddef>

@@ -58,13 +58,12 @@ Result<int> mutants_command(MutantsFlags f) {
   if (!f.markdown.empty()) R3_TRY_STATUS(check_output_file("--markdown", f.markdown));
   R3_TRY(std::vector<Fault> faults, chosen_faults(f.faults));
   // A carrier that is no implementation would measure nothing and report a perfect kill rate.
-  // Each carrier's engine decides which faults it carries.
+  // Each carrier's engine (carrier_engine) decides which faults it carries.
   std::vector<Engine> engines;
   for (const std::string& carrier : f.carriers) {
     auto made = make_implementation(carrier, {});
     if (!made.ok()) return as_flag_error(made.error(), "--carrier");
-    const bool sglang = (*made)->serves(Engine::sglang) && !(*made)->serves(Engine::vllm);
-    engines.push_back(sglang ? Engine::sglang : Engine::vllm);
+    engines.push_back(carrier_engine(**made));
   }
   std::vector<MutantResult> rows;
   for (size_t i = 0; i < f.carriers.size(); ++i) {
@@ -72,8 +71,8 @@ Result<int> mutants_command(MutantsFlags f) {
     // A carrier whose engine lies outside --profile has no case to be hunted on.
     if (!covers(f.options.profile, engines[i])) continue;
     for (Fault fault : faults) {
-      // The historical carrier is one fault only; asking it for others is not an error.
-      if (carrier == "vllm-pre-50874" && fault != Fault::replay_per_rank) continue;
+      // A historical carrier is one fault only; asking it for others is not an error.
+      if (const auto historical = historical_carrier(carrier); historical && fault != historical->fault) continue;
       // A carrier carries the faults of its engine's capture (reference/fault.hpp).
       if (!fault_applies(fault, engines[i])) continue;
       auto mutant = make_mutant(carrier, fault);

@@ -16,6 +16,7 @@
 #include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/io/terminal_text.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -187,8 +188,11 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     }
     std::vector<std::string> names = f.impls;
     if (names.empty()) {
-      names = c->expect ? std::vector<std::string>{c->expect->impl}
-                        : default_implementation_names(c->engine == Engine::sglang ? Profile::sglang : kDefaultProfile);
+      if (c->expect) {
+        names = {c->expect->impl};
+      } else {  // the released versions of the case's engine
+        for (std::string_view name : c->engine.model().released_policies()) names.emplace_back(name);
+      }
     }
     // Files are data, never commands (docs/SECURITY.md): a file's expect.impl that would start a
     // program runs only when the command line says so. The file is reported; the others still run.
@@ -286,7 +290,7 @@ void add_replay_command(CLI::App& app, CommandOutcome& outcome) {
       "replay", "run saved cases and print each verdict; exit 1 when one differs from the file's \"expect\"");
   cmd->add_option("paths", f->paths, "case files, or directories of *.json case files")->required();
   add_impl_option(*cmd, f->impls,
-                  "to run, repeatable (default: the file's expect.impl, else vllm-50874 and vllm-pre-50874)");
+                  "to run, repeatable (default: the file's expect.impl, else " + default_implementations_text() + ")");
   add_mode_option(*cmd, f->mode, "default mixed");
   cmd->add_flag("--allow-external-from-files", f->allow_external_from_files,
                 "run an external:COMMAND implementation named by a file's expect.impl (by default only the "

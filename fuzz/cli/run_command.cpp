@@ -93,7 +93,9 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   }
   o.strict = f.strict;
   o.generator.profile = f.profile;
-  if (f.metadata && f.profile != Profile::any) {
+  // Only profile any draws metadata overrides: no engine's profile has them (the message names
+  // the default engine's reason, where the rule comes from).
+  if (f.metadata && !f.profile.is_any()) {
     return usage_error("--metadata-overrides: needs --profile any (no vLLM profile has DP metadata that disagrees "
                        "with the step: vllm/forward_context.py, DPMetadata.make)");
   }
@@ -136,12 +138,12 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
   // An implementation of one engine judges only that engine's cases: one that serves no engine
   // of the profile would judge nothing, and under profile any the cases come only from the
   // engines some implementation serves.
-  std::set<Engine> served;
+  std::vector<Engine> served;  // each once
   for (const auto& impl : *impls) {
     bool serves_profile = false;
-    for (Engine e : {Engine::vllm, Engine::sglang}) {
+    for (Engine e : all_engines()) {
       if (!covers(f.profile, e) || !impl->serves(e)) continue;
-      served.insert(e);
+      if (std::find(served.begin(), served.end(), e) == served.end()) served.push_back(e);
       serves_profile = true;
     }
     if (!serves_profile) {
@@ -149,7 +151,7 @@ int run_command(const RunFlags& f, CommandOutcome& outcome) {
                          ", which is " + std::string(to_string(engine_of(f.profile))) + "'s");
     }
   }
-  if (served.size() == 1) o.generator.engine = *served.begin();
+  if (served.size() == 1) o.generator.engine = served.front();
   o.jobs = static_cast<int>(f.jobs);
   o.program = outcome.program;
 
@@ -192,7 +194,7 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
   auto f = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand("run", "run a differential campaign: generated cases, every implementation "
                                             "judged against the reference, failures written to --out");
-  add_impl_option(*cmd, f->impls, "under test, repeatable, each at most once (default: vllm-50874 and vllm-pre-50874)");
+  add_impl_option(*cmd, f->impls, "under test, repeatable, each at most once (default: " + default_implementations_text() + ")");
   add_seed_option(*cmd, f->seed, "default 1");
   auto* time = cmd->add_option("--time", f->seconds, "stop after SEC seconds (at most 30 days)")
                    ->transform(seconds_up_to(kMaxRunSeconds));
@@ -205,7 +207,7 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                  "(default r3fuzz-out)");
   add_repeatable_option(*cmd, "--size", f->sizes,
                         "a size class to generate, repeatable: tiny, small, production (default all)");
-  add_profile_option(*cmd, f->profile, "default vllm");
+  add_profile_option(*cmd, f->profile, "default " + std::string(kDefaultProfile.name()));
   cmd->add_option("--jobs", f->jobs,
                   "worker threads judging cases (default: every core, " + std::to_string(f->jobs) +
                       " here); the report of --cases N is the same for every count")

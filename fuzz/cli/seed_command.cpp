@@ -1,6 +1,6 @@
 // r3fuzz seed: production seeds and corpus conversion.
 //   r3fuzz seed --deployment D.json [--log STEPS.jsonl] --out DIR   deployment traffic (and log steps) -> cases
-//                                                                   (vLLM or SGLang; logs are vLLM-only)
+//                                                                   (any engine's; logs where it takes them)
 //   r3fuzz seed --to-binary --out DIR CASE.json|DIR...              readable cases -> fuzz inputs (.bin)
 //   r3fuzz seed --to-json --out DIR INPUT|DIR...                    fuzz inputs -> readable cases (.json)
 // Cases are validated and deduplicated by their canonical form; a log line that disagrees
@@ -22,7 +22,9 @@
 #include "fuzz/io/new_file.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/io/output_path.hpp"
+#include "fuzz/seed/engine_seed.hpp"
 #include "fuzz/seed/seed.hpp"
+#include "reference/engine.hpp"
 
 namespace r3 {
 namespace {
@@ -36,7 +38,7 @@ struct SeedArgs {
   bool to_binary = false;
   bool to_json = false;
   std::vector<std::string> inputs;
-  std::optional<Profile> profile;  // absent: the deployment's engine's default (vllm or sglang)
+  std::optional<Profile> profile;  // absent: the deployment's engine's default
 };
 
 // Files named on the command line, and the files inside named directories (recursively), sorted.
@@ -105,6 +107,13 @@ Result<int> convert(const SeedArgs& a) {
   return written;
 }
 
+// An engine's name after "a" or "an", read as its letters are spoken ("a vllm", "an sglang": a
+// name starting with a letter whose name starts with a vowel sound takes "an").
+std::string with_article(std::string_view name) {
+  const bool vowel_sound = !name.empty() && std::string_view("aefhilmnorsx").find(name.front()) != std::string_view::npos;
+  return (vowel_sound ? "an " : "a ") + std::string(name);
+}
+
 Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& duplicates) {
   Result<Deployment> read = read_deployment_file(a.deployment);
   if (!read) return Error{"--deployment " + read.error().message};
@@ -112,21 +121,17 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
   // The note is attached to each case as it is written, not copied into every case before
   // duplicates go: memory stays one case's worth of note whatever the traffic and log hold.
   const std::string note = std::move(d.note);
-  d.note.clear();
-  if (d.sglang) d.sglang->base.note.clear();  // an SGLang deployment's base case carries it too
-  // Metadata logs are vLLM's DP metadata (num_tokens_across_dp, local_sizes); SGLang has no
-  // such per-step record to replay, so an SGLang deployment seeds from its traffic only.
-  if (!a.log.empty() && d.engine == Engine::sglang) {
-    return Error{"--log: metadata logs are vLLM's (num_tokens_across_dp, local_sizes); an SGLang deployment "
-                 "seeds from its traffic only"};
-  }
-  // Every case of a deployment is its engine's: a profile of the other engine is one cause, told
+  d.note.clear();  // every case the engine makes carries d.note (fuzz/seed/engine_seed.hpp): none now
+  // An engine whose deployments take no metadata log (it keeps no per-step record of the DP
+  // metadata to replay) seeds from the traffic only, and says why.
+  if (const EngineSeed* part = engine_seed(d.engine); !a.log.empty() && part && !part->log_refusal().empty())
+    return Error{"--log: " + std::string(part->log_refusal())};
+  // Every case of a deployment is its engine's: a profile of another engine is one cause, told
   // once before any case is made (it was one identical line per case, 52 for the example).
   if (a.profile && !covers(*a.profile, d.engine)) {
     const std::string named = std::string(to_string(*a.profile));
-    return Error{"--profile " + named + ": every case of " + a.deployment + " is " +
-                 (d.engine == Engine::sglang ? "an sglang" : "a vllm") + " step, and profile " + named + " is " +
-                 std::string(to_string(engine_of(*a.profile))) +
+    return Error{"--profile " + named + ": every case of " + a.deployment + " is " + with_article(d.engine.name()) +
+                 " step, and profile " + named + " is " + std::string(to_string(engine_of(*a.profile))) +
                  "'s (use a profile of the deployment's engine, or any)"};
   }
   const Profile profile = a.profile.value_or(default_profile_of(d));
@@ -203,7 +208,7 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
   cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
-  add_profile_option(*cmd, args->profile, "default: the deployment's engine's, vllm or sglang");
+  add_profile_option(*cmd, args->profile, "default: the deployment's engine's, " + engine_names(" or "));
   cmd->callback([args, &outcome] { run(*args, outcome); });
 }
 

@@ -6,6 +6,7 @@
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/io/new_file.hpp"
+#include "reference/engine_model.hpp"
 
 namespace r3 {
 namespace {
@@ -18,6 +19,13 @@ std::string impl_help(std::string_view use) {
   return help(std::string(kImplHelp) + " (known: " + known_implementation_names() + ")", use);
 }
 
+// Every profile's name, by code (the order CLI11 lists them in when one is refused).
+std::vector<std::string> profile_name_list() {
+  std::vector<std::string> names;
+  for (Profile p : all_profiles()) names.emplace_back(p.name());
+  return names;
+}
+
 CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set, std::string_view use) {
   return cmd
       .add_option_function<std::string>(
@@ -25,11 +33,28 @@ CLI::Option* add_profile(CLI::App& cmd, std::function<void(Profile)> set, std::s
           [set = std::move(set)](const std::string& name) {
             if (auto parsed = parse_profile(name)) set(*parsed);
           },
-          help(kProfileHelp, use))
-      ->check(CLI::IsMember({"vllm", "vllm-legacy", "any", "sglang", "sglang-miles"}));
+          help(profile_help(), use))
+      ->check(CLI::IsMember(profile_name_list()));
 }
 
 }  // namespace
+
+std::string profile_help() {
+  std::string text =
+      "which steps the engine can run, and so which cases are produced (docs/layout-contract.md section 10): ";
+  for (Engine e : all_engines())
+    for (const ProfileInfo& p : e.model().profiles())
+      text += std::string(p.name) + " (" + std::string(p.summary) + "), ";
+  return text + "any (everything the case format allows, for " +
+         (engine_count() == 2 ? "both engines" : "every engine") + ", CUDA-graph sizes above M included)";
+}
+
+std::string default_implementations_text() {
+  std::string text;
+  const std::vector<std::string> names = default_implementation_names(kDefaultProfile);
+  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
 
 CLI::Option* one_value_per_use(CLI::Option* option) {
   // The help says so too: CLI11 would print "TEXT ...", a list after one flag.

@@ -27,11 +27,10 @@ inline constexpr std::string_view kModeHelp =
 inline constexpr std::string_view kSeedHelp = "generator seed: the same seed and flags give the same cases";
 inline constexpr std::string_view kOutHelp = "directory the command writes its files to";
 inline constexpr std::string_view kJsonHelp = "print the result as one JSON document instead of text";
-inline constexpr std::string_view kProfileHelp =
-    "which steps the engine can run, and so which cases are produced (docs/layout-contract.md section 10): "
-    "vllm (current vLLM main), vllm-legacy (vLLM with MoE DP chunking), sglang (SGLang upstream main), "
-    "sglang-miles (SGLang's RL branch), any (everything the case format allows, for both engines, CUDA-graph "
-    "sizes above M included)";
+// --profile's, built from the registered engines' profiles (ProfileInfo::summary), any last:
+// "which steps ... section 10): vllm (current vLLM main), vllm-legacy (...), sglang (...), ...,
+// any (everything the case format allows, for both engines, CUDA-graph sizes above M included)".
+std::string profile_help();
 
 // A repeatable option: one value per use (--impl A --impl B), never the words after it, so
 // `replay --impl A x.json y.json` replays both files. CLI11 lets a vector option take every
@@ -39,6 +38,10 @@ inline constexpr std::string_view kProfileHelp =
 // one_value_per_use().
 CLI::Option* add_repeatable_option(CLI::App& cmd, std::string name, std::vector<std::string>& values, std::string help);
 CLI::Option* one_value_per_use(CLI::Option* option);
+
+// The default profile's implementations as a command's help names them when it runs them by
+// default (default_implementation_names): "vllm-50874 and vllm-pre-50874".
+std::string default_implementations_text();
 
 // --impl NAME (once), or --impl NAME (repeatable, one name per use). Known names are listed by the help.
 CLI::Option* add_impl_option(CLI::App& cmd, std::string& impl, std::string_view use);
@@ -72,8 +75,9 @@ CLI::Option* add_junit_option(CLI::App& cmd, std::string& file, std::string_view
 // "--junit x.xml: refusing to replace a FIFO (...)".
 Status write_flag_file(std::string_view flag, const std::string& file, const std::string& text);
 
-// --profile vllm|vllm-legacy|sglang|sglang-miles|any: the engine whose steps the command produces
-// (docs/layout-contract.md section 10). Leaves `profile` as it is when absent.
+// --profile PROFILE, one of all_profiles() (vllm|vllm-legacy|any|sglang|sglang-miles with the
+// built-in engines): the engine whose steps the command produces (docs/layout-contract.md
+// section 10). Leaves `profile` as it is when absent.
 CLI::Option* add_profile_option(CLI::App& cmd, Profile& profile, std::string_view use);
 // The same for a command whose default comes from its input (shrink: the case's own profile).
 CLI::Option* add_profile_option(CLI::App& cmd, std::optional<Profile>& profile, std::string_view use);

@@ -1,6 +1,9 @@
-// The binary case format: the bytes libFuzzer mutates. Version 1, all integers LEB128:
+// The binary case format: the bytes libFuzzer mutates. Byte 0 is the version, which selects the
+// engine: each engine's codec owns its versions (engine_codec.hpp), and the rest of the bytes
+// are its layout (1 for vLLM, the base case below; 2 and 3 for SGLang, in
+// fuzz/engines/sglang/codec.hpp). The base case (base_codec.hpp), all integers LEB128:
 //
-//   byte 0   version (1)
+//   byte 0   version
 //   byte 1   flags:  bit 0 ep, 1 sp, 2 monolithic, 3 dp_chunk present,
 //                    4 metadata.num_tokens_across_dp given, 5 metadata.local_sizes given,
 //                    6 local_sizes non-null (ignored unless bit 5), 7 metadata present
@@ -10,29 +13,10 @@
 //                    bit 7 profile present (recorded only: fuzz targets take theirs from R3FUZZ_PROFILE)
 //   varints  dp-1, tp-1, layers-1, top_k-1, experts-1, M-1, layer, microbatches-1,
 //            [dp_chunk-1], tokens[0..dp), [count-1, first size-1, then gaps-1 (cudagraph)],
-//            [count, entries (num_tokens_across_dp)], [count, entries (local_sizes)],
-//            [length, bytes (note)], [3 x (length, bytes): impl, verdict, severity (expect)],
-//            [profile: 0 vllm, 1 vllm-legacy, 2 any, 3 sglang, 4 sglang-miles]
-//
-// An SGLang case (engine "sglang") is version 2:
-//
-//   byte 0   version (2)
-//   byte 1   flags:  bit 0 dp_attention, 1 tbo, 2 cuda_graph present, 3 last_decode_bucket present,
-//                    4 note present, 5 expect present, 7 chunked prefill on
-//   byte 2   kinds:  bits 0-3 a2a (folded mod 9), bits 4-5 forward (extend, decode, verify; 3 folds
-//                    to extend), bit 6 profile present
-//   varints  dp-1 (dp-2 with dp_attention), tp-1, layers-1, top_k-1, experts-top_k, layer,
-//            max_running_requests-1, chunked_prefill_size-1 or max_prefill_tokens-1, [spec_width-2],
-//            counts[0..dp) (tokens for extend, requests otherwise),
-//            [decode buckets: count, first, gaps-1, in units of the bucket alignment;
-//             prefill buckets the same in tokens; [the last bucket's index]], note, expect, profile
-//
-// Version 2 has no room for max_prefill_tokens when chunked prefill is on: it decodes as
-// SGLang's default, 16384. Version 3 is version 2 with max_prefill_tokens-1 right after
-// chunked_prefill_size-1 when chunked prefill is on (flags bit 7); without chunking it is
-// version 2 byte for byte but the version. Encoding writes version 3 only for a case version 2
-// cannot carry (chunked prefill on and max_prefill_tokens not 16384), so every case version 2
-// carried keeps its bytes, and every version 2 input decodes as it always did.
+//            [count, entries (num_tokens_across_dp)], [count, entries (local_sizes)], then the
+//            trailer every engine shares (binary_io.hpp): [length, bytes (note)],
+//            [3 x (length, bytes): impl, verdict, severity (expect)], [profile: Profile::code(),
+//            0 vllm, 1 vllm-legacy, 2 any, 3 sglang, 4 sglang-miles with the built-in engines]
 //
 // Decoding folds every value into the range its BinaryLimits allow (value = lo + raw mod
 // (hi - lo + 1)), so no byte string asks for a huge case; then it runs validate(). Every byte
@@ -51,10 +35,6 @@
 #include "reference/error.hpp"
 
 namespace r3 {
-
-inline constexpr uint8_t kCaseBinaryVersion = 1;        // vLLM cases
-inline constexpr uint8_t kCaseBinarySglangVersion = 2;  // SGLang cases
-inline constexpr uint8_t kCaseBinarySglangV3 = 3;       // SGLang cases with max_prefill_tokens and chunking
 
 // The largest value each field may decode to.
 struct BinaryLimits {
@@ -81,7 +61,8 @@ BinaryLimits concrete_binary_limits();
 // validate()'s own ranges: every valid case round-trips. Used to convert corpus files.
 BinaryLimits full_binary_limits();
 
-// The canonical bytes of a valid case (precondition: validate(c) is ok).
+// The canonical bytes of a valid case (precondition: validate(c) is ok); no bytes for a case of
+// an engine without a codec.
 std::vector<uint8_t> case_to_binary(const Case& c);
 
 // Decodes and validates; errors say what is wrong and at which byte offset.

@@ -3,7 +3,8 @@
 // integer, got string"), reports malformed JSON with the parser's position, and runs
 // validate() so out-of-range values are named too. Duplicate keys and NUL bytes are refused
 // (fuzz/io/strict_json.hpp); files are read through the bounded reader (fuzz/io/input_file.hpp).
-// Nothing here throws.
+// "engine" (absent: the default engine) chooses the codec that reads and writes the rest
+// (engine_codec.hpp). Nothing here throws.
 #pragma once
 
 #include <string>

@@ -33,8 +33,9 @@ std::string describe(const ExhaustBounds& b) {
          " sum(tokens)<=" + std::to_string(b.max_tokens) + " M<=" + std::to_string(b.max_m) +
          " L=" + std::to_string(b.layers) + " K=" + std::to_string(b.top_k) + " E=" + std::to_string(b.experts) +
          ", profile " + std::string(to_string(b.profile)) +
-         // vLLM's space is what profile any meant before SGLang: its statements read as they did.
-         (b.engine == Engine::sglang && b.profile == Profile::any ? " (sglang cases)" : "");
+         // The default engine's space is what profile any meant before other engines joined:
+         // its statements read as they did; another engine's space alone says whose it is.
+         (b.profile.is_any() && b.engine && *b.engine != Engine{} ? " (" + std::string(b.engine->name()) + " cases)" : "");
 }
 
 }  // namespace r3

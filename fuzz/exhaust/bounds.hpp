@@ -10,6 +10,7 @@
 
 namespace r3 {
 
+// The defaults are the default engine's (its exhaust part's default_bounds(), engine_exhaust.hpp).
 struct ExhaustBounds {
   int max_dp = 4;          // D in 1..max_dp
   int max_tp = 4;          // T in 1..max_tp
@@ -19,7 +20,7 @@ struct ExhaustBounds {
   int top_k = 1;           // K
   int experts = 4;         // E
   Profile profile = kDefaultProfile;  // only cases inside it are enumerated
-  std::optional<Engine> engine = std::nullopt;  // under profile any: only this engine's cases (nullopt: both)
+  std::optional<Engine> engine = std::nullopt;  // under profile any: only this engine's cases (nullopt: every engine's)
 };
 
 // Ok when every bound is in a range the enumeration can afford; the error names the flag.

@@ -1,6 +1,6 @@
-// Count vectors in the spaces' order: the token (or request) layouts both engines' exhaustive
-// spaces enumerate (case_space.cpp, fuzz/exhaust/sglang_space.cpp), made one at a time and counted without
-// being made, so that neither the search nor its upfront count holds a list of them.
+// Count vectors in the spaces' order: the token (or request) layouts every engine's exhaustive
+// space enumerates (case_space.cpp's UnitStream), made one at a time and counted without being
+// made, so that neither the search nor its upfront count holds a list of them.
 #pragma once
 
 #include <algorithm>

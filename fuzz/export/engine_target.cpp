@@ -1,5 +1,6 @@
 #include "fuzz/export/engine_target.hpp"
 
+#include <string>
 
 namespace r3 {
 namespace {
@@ -13,8 +14,9 @@ bool python_name(std::string_view word) {
 
 }  // namespace
 
-const EngineTarget& engine_target(const Case& c) {
-  return c.engine == Engine::sglang ? sglang_target() : vllm_target();
+Result<const EngineTarget*> engine_target(const Case& c) {
+  if (const EngineTarget* target = engine_export(c.engine)) return target;
+  return Error{"engine " + std::string(c.engine.name()) + ": r3fuzz cannot export its cases (the engine has no export part)"};
 }
 
 Status check_capturer_spec(std::string_view spec) {

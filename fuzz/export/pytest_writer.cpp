@@ -49,7 +49,8 @@ std::string header(const EngineTarget& target) {
 }  // namespace
 
 Result<std::string> pytest_module(const Case& c, const PytestExport& how) {
-  const EngineTarget& target = engine_target(c);
+  R3_TRY(const EngineTarget* const found, engine_target(c));
+  const EngineTarget& target = *found;
   const std::string capturer = how.capturer.empty() ? std::string(target.default_capturer) : how.capturer;
   if (Status s = check_capturer_spec(capturer); !s.ok()) return Error{"--engine " + capturer + ": " + s.error().message};
   R3_TRY(const StepInputs in, step_inputs(c));

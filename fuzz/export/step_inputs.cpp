@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "fuzz/export/engine_target.hpp"
 #include "reference/capturer.hpp"
 #include "reference/layout.hpp"
 
@@ -131,6 +132,9 @@ class ExpectedRows {
 
 Result<StepInputs> step_inputs(const Case& c) {
   R3_TRY(const Step step, derive_step(c));
+  R3_TRY(const EngineTarget* target, engine_target(c));
+  // An engine that publishes its own rows (EngineTarget::published_run) keeps none of the copies.
+  const bool publishes = target->published_run != nullptr;
   StepInputs out;
   out.num_tokens = step.num_tokens_across_dp;
   out.rejection = step.rejection;
@@ -138,7 +142,7 @@ Result<StepInputs> step_inputs(const Case& c) {
   // bound is refused before more than the bound's worth is built.
   int64_t entries = 0;
   for (const Call& call : step.calls) entries += entries_per_call(step, call);
-  if (step.sglang) entries += int64_t{step.dp} * step.tp;  // each rank's published tokens: one run
+  if (publishes) entries += int64_t{step.dp} * step.tp;  // each rank's published rows: one run
   if (entries > kMaxExportEntries) return too_many_entries(step);
   int64_t expected_runs = 0;
   TensorTable table(out.tensors);
@@ -159,7 +163,7 @@ Result<StepInputs> step_inputs(const Case& c) {
       const RankView view = call.view(r);
       in.received.push_back(table.received(call, view));
       in.tp_gather.push_back(step.tp > 1 ? table.tp_gathered(call, view, step.tp) : -1);
-      if (!out.rejection && !step.sglang) {
+      if (!out.rejection && !publishes) {
         // The reference's copies, applied in call order, are the rows a correct capture leaves.
         const std::vector<ExpectedRun>& rows = expected_rows.of(call, view);
         expected_runs += static_cast<int64_t>(rows.size());
@@ -173,17 +177,12 @@ Result<StepInputs> step_inputs(const Case& c) {
     expected_rows.forget();
     out.calls.push_back(std::move(in));
   }
-  // SGLang publishes each rank's real tokens in order (the host-cache rows at their KV slots),
-  // whatever slice of the batch its capture saw: on an attn-TP rank holding another rank's slice
-  // the copies above would name none of them, and the judge (judge_concrete.cpp) expects all.
-  if (step.sglang && !out.rejection)
-    for (size_t r = 0; r < ranks; ++r) {
-      const int d = static_cast<int>(r) / step.tp;
-      const int64_t n = step.num_tokens_across_dp[static_cast<size_t>(d)];
-      if (n > 0) out.expected[r].push_back({0, RowRun{n, RowKind::token, d, 0}});
-    }
-  if (step.sglang)
-    for (int64_t slots : step.sglang->out_cache_loc) out.host_slots = std::max(out.host_slots, slots + 1);
+  // An engine that publishes its own rows (SGLang: each rank's real tokens in order, whatever
+  // slice of the batch its capture saw) names them itself.
+  if (publishes && !out.rejection)
+    for (size_t r = 0; r < ranks; ++r)
+      if (const std::optional<ExpectedRun> run = target->published_run(step, r)) out.expected[r].push_back(*run);
+  if (target->host_slots) out.host_slots = target->host_slots(step);
   for (const auto& tensor : out.tensors)
     for (const RowRun& r : tensor) out.row_span = std::max(out.row_span, run_end(r));
   for (const auto& rank : out.expected)

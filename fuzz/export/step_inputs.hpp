@@ -40,12 +40,13 @@ struct StepInputs {
   std::vector<CallInputs> calls;
   std::vector<int64_t> num_tokens;           // n_d: the rows each DP rank runs with
   // Per rank d*T + t, the rows the reference expects after the step, in order; every other
-  // buffer row stays as it was (SGLang: the published rows, tokens (d, 0 .. n_d-1) on every
-  // rank). Empty when the step must be rejected.
+  // buffer row stays as it was (an engine that publishes its own rows, EngineTarget::published_run:
+  // those, for SGLang tokens (d, 0 .. n_d-1) on every rank). Empty when the step must be rejected.
   std::vector<std::vector<ExpectedRun>> expected;
   std::optional<std::string> rejection;  // why every implementation must reject the step
   int64_t row_span = 0;                  // 1 + the largest row index any run names
-  int64_t host_slots = 0;                // SGLang: the most KV slots of a rank + 1 (slot 0: padding); vLLM: 0
+  // EngineTarget::host_slots (SGLang: the most KV slots of a rank + 1, slot 0: padding); 0: none.
+  int64_t host_slots = 0;
 };
 
 // What an exported module lists grows with ranks times calls (each rank's tensor per call), and

@@ -1,7 +1,8 @@
 // How every routing value of an exported test names its row, and why no id a capturer can hold
 // without copying it from a tensor the test handed it is ever an expected value
-// (docs/SECURITY.md, "The value encoding of exported tests"). The harnesses (fuzz/export/vllm_harness.hpp,
-// fuzz/export/sglang_harness.hpp) compute the same formulas in Python from the data lines this fixes.
+// (docs/SECURITY.md, "The value encoding of exported tests"). The engines' harnesses
+// (fuzz/engines/NAME/export_harness.hpp) compute the same formulas in Python from the data lines
+// this fixes.
 //
 // A row's value in top-k column k is
 //     base + ((code(kind) * span_a + a) * span_r + index) * top_k + k
@@ -39,7 +40,7 @@ struct ValueEncoding {
   int64_t span_r = 0;  // more than any row index, buffer row or token count of the step
   int64_t top_k = 0;
   int64_t layers = 0;
-  int64_t host_slots = 0;  // SGLang: the most host-cache slots a rank's test allocates; vLLM: 0
+  int64_t host_slots = 0;  // the most host-cache slots a rank's test allocates (SGLang); 0: no host cache
 
   // The value of (kind, a, index) in column k; the arguments must lie in their spans.
   int64_t value(RowKind kind, int64_t a, int64_t index, int64_t k) const {
@@ -61,7 +62,7 @@ struct EncodedStep {
   int64_t layers = 0;
   int64_t top_k = 0;
   int64_t row_span = 0;    // 1 + the largest row index, buffer row (of any sizing) or count
-  int64_t host_slots = 0;  // SGLang: the most KV slots + 1 of a rank; vLLM: 0
+  int64_t host_slots = 0;  // StepInputs::host_slots (SGLang: the most KV slots + 1 of a rank); 0: none
 };
 
 // The encoding, or an error when its values do not all fit the buffers' int32 (end() - 1 above

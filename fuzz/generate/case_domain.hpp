@@ -1,9 +1,11 @@
 // The case domain: every rule of a valid case an engine can reach, in one place. draw() builds
-// a case from a Source (source.hpp), one field at a time in a fixed order (topology, model and
-// layer, M, tokens, padding, path and monolithic, capture calls, metadata and idle dummies),
-// asking each choice only within the range the fields before it leave valid, then resolving
-// the active profile (reference/profile.hpp). Whatever the source answers, the case validates
-// (reference/validate.hpp stays the independent check) and lies inside the profile.
+// a case from a Source (source.hpp), one field at a time in a fixed order: the engine where the
+// domain covers several, then the engine's own draw (engine_draw.hpp; for the case format's own
+// fields: topology, model and layer, M, tokens, padding, path and monolithic, capture calls,
+// metadata and idle dummies), asking each choice only within the range the fields before it
+// leave valid, then resolving the active profile (reference/profile.hpp). Whatever the source
+// answers, the case validates (reference/validate.hpp stays the independent check) and lies
+// inside the profile.
 #pragma once
 
 #include <array>
@@ -73,6 +75,16 @@ struct CaseDomain {
 // The engine a domain's next case belongs to without a choice, or nullopt when it chooses.
 std::optional<Engine> fixed_engine(const CaseDomain& domain);
 
+// The engines a domain's cases belong to: the one it fixes, else every engine its profile covers
+// that has a draw part (engine_draw.hpp), in registry order. Where there are several, draw()
+// chooses the engine first (Field::engine): the first of them in 65 cases of 100 under the seeded
+// source, else one of the others (with the two built-in engines: vllm, else sglang with
+// r.chance(35), the draw campaigns have always made).
+std::vector<Engine> drawn_engines(const CaseDomain& domain);
+// Why draw() cannot draw the domain's cases (an engine without a draw part, naming it); ok when
+// it can. draw() itself stops on an internal check there.
+Status check_drawable(const CaseDomain& domain);
+
 // The parts of a case, each a group of fields a producer changes together (a mutation
 // redraws one part, a crossover takes each part from one parent).
 enum class CasePart : uint8_t { topology, model, max_num_tokens, tokens, padding, path, calls, metadata, idle_dummy };
@@ -90,8 +102,14 @@ std::string_view to_string(Field field);
 // The choice for `field` (entry `index` of a list) that draw() would have made to produce `c`'s
 // value, for a source that replays cases (replay_source.hpp). Empty for the token hints (a
 // replayed case gives each rank its own count), for the capture size list (replayed whole) and
-// for the metadata's inner choices, which a case does not record.
+// for the metadata's inner choices, which a case does not record. The engine's own fields (those
+// the case format does not hold) are read back by the engine of `c` (EngineDraw::recorded_choice);
+// the engine choice records the engine's index in the registry, its place among drawn_engines()
+// while every engine before it can be drawn.
 std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index);
+// The list `c` recorded for a list field, as draw() asks for it: the capture sizes, or one of the
+// engine's own lists (EngineDraw::recorded_list); empty when it holds none.
+std::vector<int64_t> recorded_list(const Case& c, Field field);
 
 // A valid case inside domain.profile, built from the source's choices.
 Case draw(Source& source, const CaseDomain& domain);
@@ -111,8 +129,5 @@ int64_t lowest_value(Field field);
 // The DP-chunk bound: the smallest chunk size C that splits the step into at most
 // `max_chunks` chunks (reference/layout.hpp, most_rows_to_chunk: the rows a rank chunks).
 int64_t smallest_dp_chunk(const Case& c, int64_t max_chunks);
-
-// vLLM's default CUDA-graph capture sizes: 1, 2, 4, then 8 to 248 by 8, then 256 to 512 by 16.
-const std::vector<int64_t>& vllm_default_cudagraph_sizes();
 
 }  // namespace r3

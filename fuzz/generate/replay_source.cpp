@@ -2,24 +2,7 @@
 
 #include <algorithm>
 
-#include "reference/engines/sglang/validate.hpp"
-
 namespace r3 {
-namespace {
-
-// The list a case recorded for a list field: vLLM's capture sizes, SGLang's buckets (decode
-// buckets in units of their alignment, as the domain draws them).
-std::vector<int64_t> recorded_list(const Case& c, Field field) {
-  if (field == Field::capture_sizes) return c.padding.cudagraph_sizes;
-  if (!c.sglang || !c.sglang->cuda_graph) return {};
-  if (field == Field::prefill_buckets) return c.sglang->cuda_graph->prefill;
-  std::vector<int64_t> units = c.sglang->cuda_graph->decode;
-  const int64_t align = (c.sglang->tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1);
-  for (int64_t& b : units) b /= align;
-  return units;
-}
-
-}  // namespace
 
 ReplaySource::ReplaySource(const Case& from, Rng& rng) : rng_(rng) { parents_.fill(&from); }
 

@@ -37,10 +37,11 @@ enum class Field : uint8_t {
   metadata_kind, // which inconsistency: 0 wrong length, 1 local_sizes unset, 2 extra entry, 3 one entry off, 4 consistent
   metadata_edit, // the kind's own choices (which entry, which way, the value added)
   idle_dummy,
-  // Appended, so that vLLM's choices keep their numbers: SGLang's fields (an SGLang case also
-  // draws tp, dp, the model and, for extend, tokens). engine is asked only where a profile
-  // covers both engines and the domain does not name one.
-  engine,                  // 0 vllm, 1 sglang
+  // Appended, so that vLLM's choices keep their numbers: the engine, then SGLang's own fields
+  // (an SGLang case also draws tp, dp, the model and, for extend, tokens), which its draw part
+  // asks for and reads back (fuzz/engines/sglang/draw.cpp). engine is asked only where a profile
+  // covers several engines and the domain does not name one (case_domain.hpp, drawn_engines).
+  engine,                  // the place among the drawn engines: 0 vllm, 1 sglang
   dp_attention,
   a2a,                     // sglang::A2a
   forward,                 // sglang::ForwardKind

@@ -9,6 +9,7 @@
 #include "fuzz/adapter/external_implementation.hpp"
 #include "fuzz/implementations/faulty_policy.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/policy.hpp"
 #include "reference/profile.hpp"
 
@@ -85,23 +86,26 @@ Made make_gpu(std::string_view policy, Fault fault, const ImplementationOptions&
 
 bool is_prefix_entry(std::string_view name) { return !name.empty() && name.back() == ':'; }
 
+// Every engine's policy models (EngineModel::policies(), registry order), then the adapter and
+// the GPU pipeline. Read once: engines added later (add_engine) bring no rows.
+std::vector<RegisteredImplementation> builtin_entries() {
+  std::vector<RegisteredImplementation> entries;
+  for (const EngineModel* model : engine_models())
+    for (const PolicyInfo& p : model->policies()) entries.push_back({p.name, p.description, policy_entry(p.make)});
+  entries.push_back({"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external});
+#if R3FUZZ_HAVE_GPU
+  entries.push_back(
+      {"gpu", "the GPU pipeline (gpu/) deciding like vllm-50874: --backend host|virtual|nccl, --selection", make_gpu});
+  entries.push_back({"gpu:", "the GPU pipeline taking another policy's decisions (gpu:r3-fixed, gpu:vllm-pre-50874)",
+                     make_gpu, "POLICY"});
+#endif
+  return entries;
+}
+
 }  // namespace
 
 const std::vector<RegisteredImplementation>& registered_implementations() {
-  static const std::vector<RegisteredImplementation> entries = {
-      {"vllm-50874", "vLLM's capture policy after PR #50874 (model)", policy_entry(make_vllm_50874_policy)},
-      {"vllm-pre-50874", "vLLM's capture policy before PR #50874 (model)", policy_entry(make_vllm_pre_50874_policy)},
-      {"r3-fixed", "the capture policy this project proposes", policy_entry(make_r3_fixed_policy)},
-      {"sglang", "SGLang's routed-experts capture, upstream main (model)", policy_entry(make_sglang_policy)},
-      {"sglang-miles", "SGLang's capture on the sglang-miles RL branch (model)", policy_entry(make_sglang_miles_policy)},
-      {"sglang-fixed", "the SGLang capture this project proposes", policy_entry(make_sglang_fixed_policy)},
-      {"external:", "any program speaking the adapter protocol (docs/adapter-protocol.md)", make_external},
-#if R3FUZZ_HAVE_GPU
-      {"gpu", "the GPU pipeline (gpu/) deciding like vllm-50874: --backend host|virtual|nccl, --selection", make_gpu},
-      {"gpu:", "the GPU pipeline taking another policy's decisions (gpu:r3-fixed, gpu:vllm-pre-50874)", make_gpu,
-       "POLICY"},
-#endif
-  };
+  static const std::vector<RegisteredImplementation> entries = builtin_entries();
   return entries;
 }
 
@@ -131,8 +135,9 @@ Result<std::unique_ptr<Implementation>> make_implementation(const Implementation
 
 std::vector<std::string> default_implementation_names(Profile profile) {
   std::vector<std::string> names;
-  if (covers(profile, Engine::vllm)) names = {"vllm-50874", "vllm-pre-50874"};
-  if (covers(profile, Engine::sglang)) names.insert(names.end(), {"sglang", "sglang-miles"});
+  for (Engine e : all_engines())
+    if (covers(profile, e))
+      for (std::string_view name : e.model().released_policies()) names.emplace_back(name);
   return names;
 }
 

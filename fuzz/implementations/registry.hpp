@@ -1,7 +1,8 @@
 // Implementations under test, by name. Each entry builds one implementation from its name
 // (and, for prefixed entries such as "external:COMMAND", the text after the prefix), the fault
 // to inject (implementation_name.hpp: IMPL+FAULT) and the options a command line may set.
-// Adding an implementation is one line in registry.cpp.
+// Each engine's policy models come from its model (EngineModel::policies()); adding another
+// kind of implementation is one line in registry.cpp.
 #pragma once
 
 #include <atomic>
@@ -50,8 +51,9 @@ Result<std::unique_ptr<Implementation>> make_implementation(std::string_view spe
 Result<std::unique_ptr<Implementation>> make_implementation(const ImplementationName& name,
                                                             const ImplementationOptions& options);
 
-// What `r3fuzz run` and `r3fuzz replay` test when no --impl is given: the models of the
-// profile's engine (vllm-50874, vllm-pre-50874; sglang, sglang-miles), both engines' under any.
+// What `r3fuzz run` and `r3fuzz replay` test when no --impl is given: the released versions of
+// the profile's engine (EngineModel::released_policies: vllm-50874, vllm-pre-50874; sglang,
+// sglang-miles), every engine's under any, in registry order.
 std::vector<std::string> default_implementation_names(Profile profile = kDefaultProfile);
 
 // "vllm-50874, vllm-pre-50874, r3-fixed, external:COMMAND, gpu, gpu:POLICY".

@@ -8,6 +8,7 @@
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -34,14 +35,16 @@ std::vector<std::string> split_names(std::string_view text) {
   return names;
 }
 
-// The faulted implementation: the GPU pipeline when it is registered, else the faulty policy.
+// The faulted implementation: the GPU pipeline when it is registered, else the default engine's
+// proposed fix (r3-fixed) with the fault.
 Result<std::unique_ptr<Implementation>> make_faulted(const std::string& fault) {
   auto gpu = make_implementation("gpu", options("host", fault));
   if (gpu) return gpu;
-  auto policy = make_implementation("r3-fixed+" + fault, {});
+  const std::string faulty = std::string(Engine{}.model().fixed_policy()) + "+" + fault;
+  auto policy = make_implementation(faulty, {});
   if (policy) return policy;
-  return Error{"R3FUZZ_FAULT=" + fault + ": no implementation carries it (gpu: " + gpu.error().message +
-               "; r3-fixed+" + fault + ": " + policy.error().message + ")"};
+  return Error{"R3FUZZ_FAULT=" + fault + ": no implementation carries it (gpu: " + gpu.error().message + "; " +
+               faulty + ": " + policy.error().message + ")"};
 }
 
 Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const DifferentialConfig& config) {
@@ -52,17 +55,18 @@ Result<std::vector<std::unique_ptr<Implementation>>> make_impls(const Differenti
     return impls;
   }
   if (config.impls.empty()) {
-    // The engine's current model and the GPU pipeline taking its decisions, for each engine the
-    // profile covers.
-    if (covers(config.profile, Engine::vllm)) {
-      R3_TRY(auto vllm, make_implementation("vllm-50874", {}));
-      impls.push_back(std::move(vllm));
-      if (auto gpu = make_implementation("gpu", options("host", ""))) impls.push_back(std::move(*gpu));
-    }
-    if (covers(config.profile, Engine::sglang)) {
-      R3_TRY(auto sglang, make_implementation("sglang", {}));
-      impls.push_back(std::move(sglang));
-      if (auto gpu = make_implementation("gpu:sglang", options("host", ""))) impls.push_back(std::move(*gpu));
+    // The engine's current model (its first released policy) and the GPU pipeline taking its
+    // decisions, for each engine the profile covers. Plain "gpu" decides like the default
+    // engine's current model; another engine's is "gpu:POLICY".
+    for (Engine e : all_engines()) {
+      if (!covers(config.profile, e)) continue;
+      const std::vector<std::string_view> released = e.model().released_policies();
+      if (released.empty()) continue;
+      const std::string current(released.front());
+      R3_TRY(auto model, make_implementation(current, {}));
+      impls.push_back(std::move(model));
+      const std::string gpu_name = e == Engine{} ? std::string("gpu") : "gpu:" + current;
+      if (auto gpu = make_implementation(gpu_name, options("host", ""))) impls.push_back(std::move(*gpu));
     }
     return impls;
   }

@@ -4,8 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/adapter/engine_adapter.hpp"
 #include "fuzz/adapter/protocol.hpp"
-#include "fuzz/adapter/sglang_protocol.hpp"
 #include "fuzz/cli/explain.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -32,10 +32,11 @@ void render_everything(const Case& c) {
   R3_CHECK(e.ok(), "explain accepts every valid case");
   R3_CHECK(!explanation_text(*e).empty(), "explain prints something");
   const auto doc = explanation_json(*e);
-  // vLLM's explanation lists every (dp, tp); SGLang's every DP rank's forward batch, and each
-  // model every (dp, tp) (fuzz/cli/explain_sglang.cpp).
+  // The layout report (vLLM's explanation) lists every (dp, tp); a document of DP ranks (an
+  // engine's own, fuzz/cli/engine_explain.hpp: SGLang's lists each DP rank's forward batch) every
+  // DP rank, and each model every (dp, tp).
   const size_t ranks = static_cast<size_t>(c.topology.dp * c.topology.tp);
-  if (c.engine == Engine::sglang) {
+  if (doc.contains("dp_ranks")) {
     R3_CHECK(doc.at("dp_ranks").size() == static_cast<size_t>(c.topology.dp), "one JSON entry per DP rank");
     for (const auto& model : doc.at("policies")) R3_CHECK(model.at("ranks").size() == ranks, "one JSON entry per rank");
   } else {
@@ -130,11 +131,15 @@ bool adapter_reply(std::span<const uint8_t> bytes) {
   int accepted = 0;
   accepted += read_hello(*reply).ok();
   accepted += reply_id(*reply).ok();
-  accepted += read_capture_reply(*reply, BufferShape{16, 2, 2}).ok();
-  if (auto sglang = read_sglang_reply(*reply, 2)) {  // SGLang's reply, its texts kept cut
-    ++accepted;
-    R3_CHECK(sglang->error.size() <= kMaxStoredReplyTextBytes + 64 && sglang->branch.size() <= 64,
-             "reply texts are stored cut");
+  // Each engine's reply to its step request (vLLM's: the base capture reply), its texts kept cut.
+  for (Engine e : all_engines()) {
+    const EngineAdapter* adapter = engine_adapter(e);
+    if (adapter == nullptr) continue;
+    if (auto texts = adapter->read_reply_for_fuzzing(*reply, BufferShape{16, 2, 2})) {
+      ++accepted;
+      R3_CHECK(texts->error.size() <= kMaxStoredReplyTextBytes + 64 && texts->branch.size() <= 64,
+               "reply texts are stored cut");
+    }
   }
   return accepted > 0;
 }

@@ -5,14 +5,31 @@
 namespace r3 {
 bool is_value_fault(Fault f) { return f == Fault::narrow_int16; }
 
+std::optional<HistoricalCarrier> historical_carrier(std::string_view carrier) {
+  for (Engine e : all_engines()) {
+    const EngineExhaust* part = engine_exhaust(e);
+    if (!part) continue;
+    for (const HistoricalCarrier& h : part->historical_carriers())
+      if (h.name == carrier) return h;
+  }
+  return std::nullopt;
+}
+
+Engine carrier_engine(const Implementation& carrier) {
+  for (Engine e : all_engines())
+    if (carrier.serves(e)) return e;
+  return Engine{};
+}
+
 Result<Mutant> make_mutant(std::string_view carrier, Fault fault) {
   Mutant m{fault, std::string(carrier), nullptr, nullptr, is_value_fault(fault)};
-  if (carrier == "vllm-pre-50874") {
-    if (fault != Fault::replay_per_rank) {
-      return Error{"carrier vllm-pre-50874 carries only replay-per-rank (it is that fault, historically)"};
+  if (const std::optional<HistoricalCarrier> h = historical_carrier(carrier)) {
+    if (fault != h->fault) {
+      return Error{"carrier " + std::string(h->name) + " carries only " + std::string(to_string(h->fault)) +
+                   " (it is that fault, historically)"};
     }
-    R3_TRY(m.mutant, make_implementation("vllm-pre-50874", {}));
-    R3_TRY(m.base, make_implementation("vllm-50874", {}));
+    R3_TRY(m.mutant, make_implementation(h->mutant, {}));
+    R3_TRY(m.base, make_implementation(h->base, {}));
     return m;
   }
   R3_TRY(m.mutant, make_implementation(ImplementationName{std::string(carrier), fault}, {}));
@@ -22,7 +39,11 @@ Result<Mutant> make_mutant(std::string_view carrier, Fault fault) {
 }
 
 std::vector<std::string> default_carriers() {
-  return {"r3-fixed", "vllm-pre-50874", "gpu", "sglang-fixed", "gpu:sglang-fixed"};
+  std::vector<std::string> carriers;
+  for (Engine e : all_engines())
+    if (const EngineExhaust* part = engine_exhaust(e))
+      for (std::string_view carrier : part->carriers()) carriers.emplace_back(carrier);
+  return carriers;
 }
 
 }  // namespace r3

@@ -5,6 +5,7 @@
 
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/exhaust/comparison.hpp"
+#include "fuzz/exhaust/engine_exhaust.hpp"
 #include "fuzz/exhaust/search.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/shrink/shrink.hpp"
@@ -21,17 +22,19 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// A carrier that serves only SGLang (sglang-fixed, gpu:sglang-fixed) is hunted on SGLang cases.
-bool sglang_only(const Mutant& m) { return m.mutant->serves(Engine::sglang) && !m.mutant->serves(Engine::vllm); }
+// The profile a carrier of `engine` is hunted, shrunk and searched under: --profile when it
+// covers the engine, else the engine's first (`r3fuzz mutants` skips a carrier outside
+// --profile; a caller that measures one anyway gets its engine's default profile).
+Profile carrier_profile(Engine engine, Profile p) { return covers(p, engine) ? p : Profile::of(engine, 0); }
 
-Profile sglang_profile(Profile p) { return covers(p, Engine::sglang) ? p : Profile::sglang; }
-
-// Each carrier is hunted on its own engine's cases: vLLM's draw exactly the cases they drew
-// before SGLang existed, SGLang's the generator's SGLang cases.
+// Each carrier is hunted on its own engine's cases (carrier_engine, fuzz/mutants/carrier.hpp):
+// the default engine's draw exactly the cases they drew before other engines existed, another
+// engine's the generator's cases of that engine.
 GeneratorOptions generator_options(const Mutant& m, Profile profile) {
+  const Engine engine = carrier_engine(*m.mutant);
   GeneratorOptions g;
-  g.profile = sglang_only(m) ? sglang_profile(profile) : profile;
-  g.engine = sglang_only(m) ? Engine::sglang : Engine::vllm;
+  g.profile = carrier_profile(engine, profile);
+  g.engine = engine;
   g.wide_experts = true;  // narrow-int16 needs E > 32767
   if (m.concrete) g.sizes = {SizeClass::tiny, SizeClass::small};
   return g;
@@ -136,7 +139,7 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
     if (options.shrink) {
       ShrinkOptions so;
       so.max_seconds = 10;
-      so.profile = sglang_only(m) ? sglang_profile(options.profile) : options.profile;
+      so.profile = carrier_profile(carrier_engine(*m.mutant), options.profile);
       if (auto shrunk = shrink_case(*r.detected, judge, so); shrunk.ok()) {
         r.shrunk = shrunk->minimal;
         shown = shrunk->minimal;
@@ -148,10 +151,18 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
       if (auto diff = check(shown, *step)) r.difference = *diff;
     return r;
   }
-  // The equivalence search runs over the carrier's own engine's space (fuzz/exhaust/case_space.hpp).
-  ExhaustBounds bounds = sglang_only(m) ? options.sglang_equivalence_bounds : options.equivalence_bounds;
-  bounds.profile = sglang_only(m) ? sglang_profile(options.profile) : options.profile;
-  bounds.engine = sglang_only(m) ? Engine::sglang : Engine::vllm;
+  // The equivalence search runs over the carrier's own engine's space (fuzz/exhaust/case_space.hpp);
+  // an engine without one cannot tell an equivalent mutant from a surviving one.
+  const Engine engine = carrier_engine(*m.mutant);
+  const EngineExhaust* space = engine_exhaust(engine);
+  if (!space) {
+    r.status = MutantStatus::unavailable;
+    r.note = "no seed killed it, and engine " + std::string(engine.name()) + " has no exhaustive space to decide equivalence";
+    return r;
+  }
+  ExhaustBounds bounds = options.equivalence_bounds.value_or(space->equivalence_bounds());
+  bounds.profile = carrier_profile(engine, options.profile);
+  bounds.engine = engine;
   const ExhaustReport report = exhaust_search(bounds, check, {options.jobs, {}});
   r.note = exhaust_statement(bounds, report);
   r.status = report.counterexample ? MutantStatus::survived : MutantStatus::equivalent;

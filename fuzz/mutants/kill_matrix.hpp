@@ -21,17 +21,16 @@ struct MutantsOptions {
   uint64_t first_seed = 1;       // seeds first_seed .. first_seed + seeds - 1
   int64_t max_cases = 20000;     // generated cases per seed before giving up
   bool shrink = true;
-  // Bounds of the exhaustive search that decides equivalence for a mutant no seed kills.
-  // Wide experts, so that narrow-int16 can show.
-  ExhaustBounds equivalence_bounds{3, 3, 5, 5, 2, 1, 65536};
-  // The same for SGLang's carriers (sglang-fixed, gpu:sglang-fixed), within exhaust's SGLang
-  // defaults (fuzz/cli/exhaust_command.cpp).
-  ExhaustBounds sglang_equivalence_bounds{3, 2, 4, 4, 2, 1, 4};
+  // Bounds of the exhaustive search that decides equivalence for a mutant no seed kills: each
+  // carrier's engine's own (EngineExhaust::equivalence_bounds, fuzz/exhaust/engine_exhaust.hpp),
+  // or these for every engine (a test's smaller budget).
+  std::optional<ExhaustBounds> equivalence_bounds = std::nullopt;
   int jobs = 1;
-  // The mutants are hypothetical bugs in r3-fixed and the GPU pipeline, so by default they are
-  // hunted over the whole case space (profile any); --profile narrows the hunt, the shrinking
-  // and the equivalence search to one engine's steps (a fault it cannot reach is equivalent).
-  Profile profile = Profile::any;
+  // The mutants are hypothetical bugs in the fixed models and the GPU pipeline, so by default
+  // they are hunted over the whole case space (profile any); --profile narrows the hunt, the
+  // shrinking and the equivalence search to one engine's steps (a fault it cannot reach is
+  // equivalent).
+  Profile profile = Profile::any();
 };
 
 struct SeedHunt {

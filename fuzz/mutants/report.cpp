@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "fuzz/codec/case_json.hpp"
+#include "fuzz/exhaust/engine_exhaust.hpp"
 
 namespace r3 {
 namespace {
@@ -40,9 +41,17 @@ std::string kills_cell(const MutantResult& r) {
   return std::to_string(r.kills()) + "/" + std::to_string(r.hunts.size());
 }
 
+// The equivalence bounds the reports name: the options' own, else the default engine's (the
+// label the matrix has always had; each carrier's engine searches its own).
+ExhaustBounds shown_equivalence_bounds(const MutantsOptions& o) {
+  if (o.equivalence_bounds) return *o.equivalence_bounds;
+  const EngineExhaust* space = engine_exhaust(Engine{});
+  return space ? space->equivalence_bounds() : ExhaustBounds{};
+}
+
 std::string settings(const MutantsOptions& o) {
   // The equivalence search runs under --profile (measure_mutant sets it): the label says so.
-  ExhaustBounds bounds = o.equivalence_bounds;
+  ExhaustBounds bounds = shown_equivalence_bounds(o);
   bounds.profile = o.profile;
   return std::to_string(o.seeds) + " seeds from " + std::to_string(o.first_seed) + ", at most " +
          std::to_string(o.max_cases) + " generated cases per seed; equivalence by exhaust " + describe(bounds);
@@ -99,7 +108,7 @@ nlohmann::json mutants_json(const std::vector<MutantResult>& rows, const Mutants
   doc["settings"] = {{"seeds", options.seeds},
                      {"first_seed", options.first_seed},
                      {"max_cases", options.max_cases},
-                     {"equivalence_bounds", describe(options.equivalence_bounds)}};
+                     {"equivalence_bounds", describe(shown_equivalence_bounds(options))}};
   doc["mutants"] = nlohmann::json::array();
   for (const MutantResult& r : rows) {
     nlohmann::json row{{"fault", r.fault},        {"carrier", r.carrier}, {"mutant", r.mutant},

@@ -13,11 +13,12 @@ std::string first_branch(const RankJudgement& rank) {
 
 bool capacity_short(Judgement& j, const Case& c, const Step& step) {
   if (j.allocation.capture_rows < step.capture_rows_needed) {
-    // SGLang writes the whole tensor it is given, which is larger than any one rank's batch
-    // under DP attention: a torch size error at capture (at start-up when a CUDA graph captures it).
+    // An engine whose derivation adds to the step (SGLang) writes the whole tensor it is given,
+    // which is larger than any one rank's batch under DP attention: a torch size error at capture
+    // (at start-up when a CUDA graph captures it).
     j.detail = "capture buffer has " + std::to_string(j.allocation.capture_rows) + " rows, " +
-               (step.sglang ? "a capture call writes " + std::to_string(step.capture_rows_needed) + " rows"
-                            : "a rank runs " + std::to_string(step.capture_rows_needed) + " tokens");
+               (step.engine_step ? "a capture call writes " + std::to_string(step.capture_rows_needed) + " rows"
+                                 : "a rank runs " + std::to_string(step.capture_rows_needed) + " tokens");
     return true;
   }
   if (step.replay_rows_needed && j.allocation.replay_rows.value_or(0) < *step.replay_rows_needed) {

@@ -1,9 +1,7 @@
 #include "fuzz/oracle/judge_case.hpp"
 
-#include <algorithm>
-
 #include "fuzz/oracle/judge.hpp"
-#include "reference/engines/sglang/policy.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/provenance.hpp"
 
 namespace r3 {
@@ -26,15 +24,8 @@ Result<Mode> parse_mode(std::string_view text) {
 }
 
 bool fits_concrete(const Case& c) {
-  if (c.engine == Engine::sglang) {
-    // Every buffer is materialised: the largest any SGLang model allocates must stay small.
-    const int64_t rows = std::max(sglang::buffer_rows(c, sglang::Version::upstream),
-                                  sglang::buffer_rows(c, sglang::Version::fixed));
-    return rows <= kConcreteMaxSglangRows && int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks &&
-           provenance_fits(c);
-  }
-  return c.max_num_tokens <= kConcreteMaxTokens && int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks &&
-         provenance_fits(c);
+  return c.engine.model().small_enough_to_materialise(c) &&
+         int64_t{c.topology.dp} * c.topology.tp <= kConcreteMaxRanks && provenance_fits(c);
 }
 
 std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl, const Case& c) {
@@ -53,6 +44,10 @@ std::optional<JudgeMode> choose_judge_mode(Mode mode, const Implementation& impl
   return std::nullopt;
 }
 
+// The size rule the error below has always named: the default engine's (its model's
+// small_enough_to_materialise), whatever the case's engine; kept so the text stays the same.
+constexpr int64_t kMessageMaxTokens = 64;
+
 Result<JudgeMode> judge_mode_for(const Implementation& impl, const Case& c, Mode mode) {
   if (std::optional<JudgeMode> how = choose_judge_mode(mode, impl, c)) return *how;
   if (!impl.serves(c.engine)) {
@@ -61,7 +56,7 @@ Result<JudgeMode> judge_mode_for(const Implementation& impl, const Case& c, Mode
   }
   return Error{impl.name() + " cannot be judged on this case: it has no policy to judge symbolically and the case "
                              "is too large to run concretely (needs M <= " +
-               std::to_string(kConcreteMaxTokens) + " and dp*tp <= " + std::to_string(kConcreteMaxRanks) +
+               std::to_string(kMessageMaxTokens) + " and dp*tp <= " + std::to_string(kConcreteMaxRanks) +
                ") in mode " + std::string(to_string(mode))};
 }
 

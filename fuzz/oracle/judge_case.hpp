@@ -22,10 +22,9 @@ std::string_view to_string(JudgeMode mode);
 Result<Mode> parse_mode(std::string_view text);
 
 // Concrete runs materialise every buffer: only cases whose values encode their provenance
-// (provenance_fits) and that are small (M <= 64, D*T <= 64) run concretely.
-inline constexpr int64_t kConcreteMaxTokens = 64;
+// (provenance_fits), with few ranks (D*T <= 64) and buffers their engine calls small
+// (EngineModel::small_enough_to_materialise) run concretely.
 inline constexpr int kConcreteMaxRanks = 64;
-inline constexpr int64_t kConcreteMaxSglangRows = 512;  // SGLang: the largest device buffer of any model
 bool fits_concrete(const Case& c);
 
 // How `impl` is judged on `c` under `mode`; nullopt when it cannot be (a concrete-only

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "reference/engines/sglang/layout.hpp"
+#include "reference/engine_model.hpp"
 
 namespace r3 {
 
-std::string Signature::path_text() const { return layout.empty() ? std::string(to_string(path)) : std::string(layout); }
+std::string Signature::path_text() const { return layout.empty() ? std::string(to_string(path)) : layout; }
 
 std::string Signature::text() const {
   return impl + "/" + std::string(to_string(verdict)) + "/" + path_text() + "/" + branch;
@@ -47,7 +47,7 @@ void split_into_ranks(Judgement& j) {
 
 Signature signature_of(const Judgement& j, const Case& c) {
   Signature s{j.impl, j.verdict, c.path, {}, j.branch};
-  if (c.engine == Engine::sglang) s.layout = sglang::to_string(sglang::capture_layout_of(c));
+  s.layout = c.engine.model().capture_layout_text(c);
   return s;
 }
 

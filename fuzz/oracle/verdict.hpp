@@ -58,12 +58,13 @@ struct Signature {
   std::string impl;
   Verdict verdict = Verdict::pass;
   Path path = Path::single;
-  // SGLang cases: the capture layout (reference/engines/sglang/forward_layout.hpp) stands for the
-  // path; empty for vLLM, so vLLM signatures order and print as before.
-  std::string_view layout;
+  // The capture layout the case's engine names (EngineModel::capture_layout_text: SGLang's,
+  // reference/engines/sglang/forward_layout.hpp) stands for the path; empty when the path says it
+  // (vLLM), so those signatures order and print as before.
+  std::string layout;
   std::string branch;
   auto operator<=>(const Signature&) const = default;
-  std::string path_text() const;  // the path, or the SGLang capture layout
+  std::string path_text() const;  // the path, or the engine's capture layout
   std::string text() const;       // "vllm-pre-50874/capacity/gathered/naive_total", "sglang/wrong_rows/dp_graph/window_graph"
 };
 

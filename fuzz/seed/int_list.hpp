@@ -1,4 +1,4 @@
-// The integers a deployment or a metadata-log line holds (seed.cpp, fuzz/seed/sglang_deployment.cpp), read
+// The integers a deployment or a metadata-log line holds (fuzz/engines/NAME/deployment.cpp), read
 // with their bounds: no list is copied that holds more entries than the cases it seeds can use,
 // and no value is wrapped or clamped. Errors name the field, the value and the bound.
 #pragma once

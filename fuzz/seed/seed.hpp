@@ -1,7 +1,8 @@
 // Seeds from production: deployment descriptions (model shape + parallel configuration +
 // traffic profile, format "r3fuzz-deployment/1", docs/FUZZING.md "Seeding from production") and metadata logs (JSON
 // lines of num_tokens_across_dp and local_sizes per step, as an engine hook dumps them)
-// become validated corpus cases, deduplicated by their canonical binary form.
+// become validated corpus cases, deduplicated by their canonical binary form. What a deployment
+// holds beyond its name and note, and the cases it seeds, are its engine's (engine_seed.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz/seed/sglang_deployment.hpp"
 #include "reference/case.hpp"
+#include "reference/engine.hpp"
+#include "reference/engine_data.hpp"
 #include "reference/profile.hpp"
 #include "reference/error.hpp"
 
@@ -21,18 +23,9 @@ namespace r3 {
 struct Deployment {
   std::string name;  // file-name stem of the cases it seeds
   std::string note;  // where the deployment comes from; copied into every case
-  Engine engine = Engine::vllm;  // "engine" (absent: vllm)
-  // engine sglang: its knobs and traffic (fuzz/seed/sglang_deployment.hpp); the vLLM fields below then
-  // keep their defaults.
-  std::optional<SglangDeployment> sglang;
-  Topology topology;
-  ModelShape model;
-  int64_t max_num_tokens = 1;
-  Path path = Path::single;
-  bool monolithic = false;
-  std::vector<int64_t> cudagraph_sizes;     // empty: no CUDA graphs
-  std::optional<std::pair<int64_t, int64_t>> decode_batches;  // per-rank requests, inclusive
-  std::vector<int64_t> prefill_lengths;     // per-rank batched tokens
+  Engine engine;     // "engine" (absent: the default engine)
+  // The engine's knobs and traffic, as its seed part (engine_seed.hpp) reads and uses them.
+  EngineData fields;
 };
 
 Result<Deployment> deployment_from_json_text(std::string_view text);
@@ -41,7 +34,8 @@ Result<Deployment> read_deployment_file(const std::string& path);
 // The profile a deployment seeds under when --profile is not given: its engine's default.
 Profile default_profile_of(const Deployment& d);
 
-// The base case of a deployment (tokens all zero, last layer).
+// The base case of a deployment (tokens all zero, last layer); a default case for an engine
+// without a seed part.
 Case deployment_case(const Deployment& d);
 
 // Traffic-profile cases: decode steps at every capture size in the batch range and its
@@ -59,7 +53,8 @@ int64_t count_traffic_cases(const Deployment& d);
 
 // One case per log line, the logged metadata as the override, handed to `visit` as it is read
 // (as for_each_traffic_case). Lines that do not parse or disagree with the deployment are
-// reported as "line N: ..." in `errors`, never dropped silently.
+// reported as "line N: ..." in `errors`, never dropped silently (every line, for an engine
+// whose deployments take no log: EngineSeed::log_refusal()).
 Status for_each_log_case(const Deployment& d, std::string_view log, std::vector<std::string>& errors,
                          const std::function<Status(Case)>& visit);
 // All of them at once: for small logs (tests).
@@ -67,7 +62,7 @@ std::vector<Case> cases_from_metadata_log(const Deployment& d, std::string_view 
 
 // A seeded case as the profile's engine runs it (fit_to_profile), recording the profile. Logged
 // metadata that agrees with the step is dropped as redundant; metadata that disagrees is a step no
-// vLLM profile can run: an error naming the disagreement. A profile of the other engine is an error.
+// profile but any can run: an error naming the disagreement. A profile of another engine is an error.
 Result<Case> seed_in_profile(Case c, Profile profile);
 
 // The dedup key: the canonical binary encoding without note and expectation.

@@ -1,6 +1,6 @@
-// What both engines' deployment traffic shares (seed.cpp for vLLM, fuzz/seed/sglang_deployment.cpp for
-// SGLang): which decode steps it seeds, how their requests spread over the DP ranks, and how many
-// cases one deployment may seed.
+// What every engine's deployment traffic shares (fuzz/engines/NAME/deployment.cpp): which decode
+// steps it seeds, how their requests spread over the DP ranks, and how many cases one deployment
+// may seed.
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,10 @@
 #include "fuzz/shrink/passes.hpp"
 
-#include "fuzz/shrink/sglang_passes.hpp"
-#include "reference/layout.hpp"
-
 #include <algorithm>
 #include <functional>
+
+#include "fuzz/shrink/engine_shrink.hpp"
+#include "reference/layout.hpp"
 
 namespace r3 {
 namespace {
@@ -24,7 +24,6 @@ void each_smaller(const Case& c, int64_t value, Field field, Candidates& out, Se
 
 // Removing whole DP ranks first: "DP2" is the first thing a reader looks at.
 void fewer_dp_ranks(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   for (auto [begin, end] : removable_chunks(c.tokens.size())) {
     Case next = c;
     next.tokens.erase(next.tokens.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -37,7 +36,6 @@ void fewer_dp_ranks(const Case& c, Candidates& out) {
 // TP size, keeping SP valid (SP needs tp > 1): where the smaller TP would break SP and the
 // path does not need SP, the candidate drops SP too. Then SP and EP themselves.
 void smaller_tp(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.topology.tp, Field::tp, out, [&](Case& next, int64_t tp) {
     next.topology.tp = static_cast<int>(tp);
     if (next.topology.sp && tp < 2 && c.path != Path::sp_shard) next.topology.sp = false;
@@ -57,7 +55,6 @@ void smaller_tp(const Case& c, Candidates& out) {
 // All ranks at once (clamped to a common bound), then each rank on its own, then the ranks
 // in canonical order.
 void fewer_tokens(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   const int64_t most = c.tokens.empty() ? 0 : *std::max_element(c.tokens.begin(), c.tokens.end());
   for (int64_t bound : smaller_values(most, lowest_value(Field::tokens))) {
     Case next = c;
@@ -78,7 +75,6 @@ void fewer_tokens(const Case& c, Candidates& out) {
 
 // M, with the token counts clamped under it (the scheduler never exceeds M).
 void smaller_max_num_tokens(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.max_num_tokens, Field::max_num_tokens, out, [](Case& next, int64_t m) {
     next.max_num_tokens = m;
     for (int64_t& t : next.tokens) t = std::min(t, m);
@@ -106,7 +102,6 @@ void smaller_model(const Case& c, Candidates& out) {
 // cudagraph -> dp_max -> none (keeping the counts, or turning padded rows into real tokens);
 // then fewer and lower CUDA-graph capture sizes.
 void simpler_padding(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   auto with_mode = [&](PaddingMode mode) {
     Case next = c;
     next.padding = Padding{mode, {}};
@@ -145,7 +140,6 @@ void simpler_padding(const Case& c, Candidates& out) {
 // One capture call per layer is the simplest step: micro-batches toward 1, DP chunking off,
 // then a smaller chunk size.
 void fewer_calls(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   each_smaller(c, c.microbatches, Field::microbatches, out,
                [](Case& next, int64_t u) { next.microbatches = static_cast<int>(u); });
   if (!c.dp_chunk) return;
@@ -158,7 +152,6 @@ void fewer_calls(const Case& c, Candidates& out) {
 // An idle rank's dummy token is one more thing to read: off when the bug survives without it
 // (a vLLM profile keeps it wherever dp > 1).
 void no_idle_dummy(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.idle_dummy) return;
   Case next = c;
   next.idle_dummy = false;
@@ -166,7 +159,6 @@ void no_idle_dummy(const Case& c, Candidates& out) {
 }
 
 void not_monolithic(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.monolithic) return;
   Case next = c;
   next.monolithic = false;
@@ -185,7 +177,6 @@ int path_rank(Path p) {
 
 // Toward single (one DP rank, no metadata), then local, then gathered.
 void simpler_path(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (path_rank(c.path) > path_rank(Path::single)) {
     for (size_t d = 0; d < c.tokens.size(); ++d) {
       Case next = c;
@@ -230,7 +221,6 @@ void shorter_list(const std::vector<int64_t>& list, const Case& c, std::vector<i
 // A metadata override is dropped when the bug survives without it; otherwise each field
 // goes back to derived, then its lists get shorter and their entries smaller.
 void simpler_metadata(const Case& c, Candidates& out) {
-  if (c.engine != Engine::vllm) return;  // SGLang cases: fuzz/shrink/sglang_passes.cpp
   if (!c.metadata) return;
   Case derived = c;
   derived.metadata.reset();
@@ -275,22 +265,32 @@ std::vector<std::pair<size_t, size_t>> removable_chunks(size_t size) {
   return out;
 }
 
-std::vector<ShrinkPass> shrink_passes(bool allow_path_change) {
-  std::vector<ShrinkPass> passes = {
-      {"dp", CasePart::topology, fewer_dp_ranks},
-      {"tp", CasePart::topology, smaller_tp},
-      {"tokens", CasePart::tokens, fewer_tokens},
-      {"max_num_tokens", CasePart::max_num_tokens, smaller_max_num_tokens},
-      {"layers", CasePart::model, fewer_layers},
-      {"model", CasePart::model, smaller_model},
-      {"padding", CasePart::padding, simpler_padding},
-      {"calls", CasePart::calls, fewer_calls},
-      {"monolithic", CasePart::path, not_monolithic},
-      {"idle_dummy", CasePart::idle_dummy, no_idle_dummy},
-  };
+void append_base_passes(std::vector<ShrinkPass>& passes, bool allow_path_change) {
+  passes.insert(passes.end(), {
+                                  {"dp", CasePart::topology, fewer_dp_ranks},
+                                  {"tp", CasePart::topology, smaller_tp},
+                                  {"tokens", CasePart::tokens, fewer_tokens},
+                                  {"max_num_tokens", CasePart::max_num_tokens, smaller_max_num_tokens},
+                              });
+  append_model_passes(passes);
+  passes.insert(passes.end(), {
+                                  {"padding", CasePart::padding, simpler_padding},
+                                  {"calls", CasePart::calls, fewer_calls},
+                                  {"monolithic", CasePart::path, not_monolithic},
+                                  {"idle_dummy", CasePart::idle_dummy, no_idle_dummy},
+                              });
   if (allow_path_change) passes.push_back({"path", CasePart::path, simpler_path});
   passes.push_back({"metadata", CasePart::metadata, simpler_metadata});
-  append_sglang_passes(passes, allow_path_change);
+}
+
+void append_model_passes(std::vector<ShrinkPass>& passes) {
+  passes.push_back({"layers", CasePart::model, fewer_layers});
+  passes.push_back({"model", CasePart::model, smaller_model});
+}
+
+std::vector<ShrinkPass> shrink_passes(Engine engine, bool allow_path_change) {
+  std::vector<ShrinkPass> passes;
+  if (const EngineShrink* part = engine_shrink(engine)) part->append_passes(passes, allow_path_change);
   return passes;
 }
 

@@ -1,5 +1,6 @@
 // The shrinker's passes: each proposes smaller variants of a case, most-reducing first.
-// Candidates are proposals only; the driver (shrink.cpp) validates and judges them.
+// Candidates are proposals only; the driver (shrink.cpp) validates and judges them. Each engine
+// lists the passes for its cases (engine_shrink.hpp), from the shared ones below and its own.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include "fuzz/generate/case_domain.hpp"
 #include "reference/case.hpp"
+#include "reference/engine.hpp"
 
 namespace r3 {
 
@@ -17,10 +19,18 @@ struct ShrinkPass {
   void (*propose)(const Case& current, std::vector<Case>& out);  // appends candidates
 };
 
-// In the order that helps a reader most; together they reduce every part of the case domain,
-// each field toward its lowest_value(). The path pass is included only when allowed, since the
-// bug signature names the path.
-std::vector<ShrinkPass> shrink_passes(bool allow_path_change);
+// The passes for cases of `engine`, in the order that helps a reader most (its shrink part's,
+// engine_shrink.hpp); together they reduce every part of the case domain, each field toward its
+// lowest_value(). A pass that changes the path is included only when allowed, since the bug
+// signature names the path. Empty for an engine without a shrink part.
+std::vector<ShrinkPass> shrink_passes(Engine engine, bool allow_path_change);
+
+// The shared passes an engine's part lists. The base passes reduce the case format's own fields
+// (the vLLM-family base case) in reader order: dp, tp, tokens, max_num_tokens, layers, model,
+// padding, calls, monolithic, idle_dummy, path (when allowed), metadata. The model passes are
+// its layers and model passes alone, for an engine whose cases share only the model and layer.
+void append_base_passes(std::vector<ShrinkPass>& passes, bool allow_path_change);
+void append_model_passes(std::vector<ShrinkPass>& passes);
 
 // Values below `value` toward `target`, most-reducing
 // first: target, then value minus half the distance, a quarter, ..., then value - 1.

@@ -5,50 +5,15 @@
 #include <unordered_set>
 #include <vector>
 
-#include "reference/case_measure.hpp"
+#include "fuzz/shrink/case_key.hpp"
+#include "fuzz/shrink/engine_shrink.hpp"
 #include "fuzz/shrink/passes.hpp"
+#include "reference/case_measure.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
 namespace {
-
-// Identifies a case for the cache of candidates known not to reproduce.
-std::string case_key(const Case& c) {
-  std::string k;
-  auto put = [&](int64_t v) { k += std::to_string(v) + ','; };
-  auto put_list = [&](const std::vector<int64_t>& l) {
-    k += '[';
-    for (int64_t v : l) put(v);
-    k += ']';
-  };
-  put(c.topology.dp), put(c.topology.tp), put(c.topology.ep), put(c.topology.sp);
-  put(c.model.layers), put(c.model.top_k), put(c.model.experts), put(c.max_num_tokens);
-  put_list(c.tokens);
-  put(static_cast<int>(c.padding.mode));
-  put_list(c.padding.cudagraph_sizes);
-  put(c.idle_dummy);
-  put(static_cast<int>(c.path)), put(c.monolithic), put(c.layer), put(c.microbatches), put(c.dp_chunk.value_or(-1));
-  if (c.metadata) {
-    k += 'm';
-    if (c.metadata->num_tokens_across_dp) put_list(*c.metadata->num_tokens_across_dp);
-    k += c.metadata->local_sizes_given ? 'g' : '-';
-    if (c.metadata->local_sizes) put_list(*c.metadata->local_sizes);
-  }
-  if (c.sglang) {  // an SGLang case's own fields
-    const sglang::Forward& f = *c.sglang;
-    k += 's';
-    put(f.dp_attention), put(static_cast<int>(f.a2a)), put(static_cast<int>(f.kind)), put(f.spec_width), put(f.tbo);
-    put_list(f.requests);
-    put(f.chunked_prefill_size), put(f.max_running_requests), put(f.max_prefill_tokens);
-    put(f.last_decode_bucket.value_or(-1));
-    if (f.cuda_graph) {
-      put_list(f.cuda_graph->decode);
-      put_list(f.cuda_graph->prefill);
-    }
-  }
-  return k;
-}
 
 class Shrinker {
  public:
@@ -56,7 +21,8 @@ class Shrinker {
       : judge_(judge), options_(options), result_(result), start_(std::chrono::steady_clock::now()) {}
 
   void run() {
-    const std::vector<ShrinkPass> passes = shrink_passes(options_.allow_path_change);
+    // No pass changes the engine: the failing case's engine keeps its passes throughout.
+    const std::vector<ShrinkPass> passes = shrink_passes(result_.minimal.engine, options_.allow_path_change);
     for (;;) {
       ++result_.stats.rounds;
       bool changed = false;
@@ -161,6 +127,9 @@ Result<ShrinkResult> shrink_case(const Case& failing, const CaseJudge& judge, co
   R3_TRY_STATUS(validate(failing));
   if (Status inside = check_profile(failing, options.profile); !inside.ok()) {
     return Error{"the case lies outside the profile it is shrunk under: " + inside.error().message};
+  }
+  if (!engine_shrink(failing.engine)) {
+    return Error{"engine " + std::string(failing.engine.name()) + ": has no shrink part, so its cases cannot be shrunk"};
   }
   const auto start = std::chrono::steady_clock::now();
   ShrinkResult result;

@@ -1,8 +1,9 @@
 // The domain-aware shrinker: from a failing case to the smallest readable case that fails
-// the same way. Greedy passes, in the order that helps a reader most (DP ranks, TP size,
-// token counts and M, layers, top-k and experts, padding, micro-batches and DP chunks,
-// monolithic, path, metadata), each trying its candidates most-reducing first (the target
-// value, then halving the distance, then -1), repeated until a whole round changes nothing.
+// the same way. Greedy passes (those of the case's engine, passes.hpp), in the order that helps
+// a reader most (DP ranks, TP size, token counts and M, layers, top-k and experts, padding,
+// micro-batches and DP chunks, monolithic, path, metadata), each trying its candidates
+// most-reducing first (the target value, then halving the distance, then -1), repeated until a
+// whole round changes nothing.
 // Every candidate passes validate() before it is judged; invalid ones are skipped.
 //
 // Deterministic for a deterministic judge; idempotent when it stops at the fixpoint:
@@ -38,7 +39,7 @@ struct ShrinkOptions {
   // Every candidate must lie inside this profile, as the input must: a shrunk case stays a step
   // the engine can run (reference/profile.hpp). The library default constrains nothing; the
   // campaign and the commands pass the active profile (vllm unless --profile says otherwise).
-  Profile profile = Profile::any;
+  Profile profile = Profile::any();
   // Set by a signal (r3fuzz run's Ctrl-C): stop before the next candidate, keeping the smallest so far.
   const std::atomic<bool>* stop = nullptr;
   // Called with one line per accepted reduction ("dp 32 -> 16"), and once at the end.

@@ -3,6 +3,8 @@
 // contributions in EP/DP rank order (docs/layout-contract.md section 4), a TP all-gatherv serves ranks whose
 // decision needs it, the monolithic kernel writes its replay output, and the capture kernel
 // copies the decided rows. Guards are sized so every planned write lands in canary rows.
+// That is the base planner, for the case format's own calls; a step its engine laid out its own
+// way (Step::engine_step) goes to the engine's planner (gpu/engine_planner.hpp).
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -10,8 +12,8 @@
 #include <string>
 
 #include "gpu/detail/plan.hpp"
-#include "gpu/engines/sglang/plan.hpp"
 #include "gpu/detail/plan_support.hpp"
+#include "gpu/engine_planner.hpp"
 #include "reference/capturer.hpp"
 #include "reference/provenance.hpp"
 
@@ -79,10 +81,10 @@ std::optional<std::pair<std::vector<int64_t>, size_t>> device_offset_source(cons
   return std::make_pair(sizes, d * per_rank);
 }
 
-double planned_values(const Case& c, const Step& step, const Allocation& a) {
+// `own`: the step's engine planner, null for the base planner's one image per rank.
+double planned_values(const Case& c, const Step& step, const Allocation& a, const EngineStepPlanner* own) {
   const double ranks = double(step.dp) * step.tp;
-  // SGLang's steps hold a device buffer and the published image per rank.
-  const double images = step.sglang ? 2.0 : 1.0;
+  const double images = own ? double(own->capture_images()) : 1.0;
   double values = images * ranks * double(a.capture_rows + 2 * kMinGuardRows) * c.model.layers * c.model.top_k;
   if (a.replay_rows) values += ranks * double(*a.replay_rows + 2 * kMinGuardRows) * c.model.top_k;
   for (const Call& call : step.calls) {
@@ -136,14 +138,15 @@ StepScratch& step_scratch() {
 
 // The buffers the pipeline allocates for the case, or why the case is too large to plan (its
 // provenance values would not fit, or its device memory would exceed kMaxCaseValues).
-Result<Allocation> planned_allocation(const Case& c, const Step& step, const PlanSettings& settings) {
+Result<Allocation> planned_allocation(const Case& c, const Step& step, const PlanSettings& settings,
+                                      const EngineStepPlanner* own) {
   if (!provenance_fits(c)) {
     return Error{"gpu: the case is too large for provenance values (at most dp " + std::to_string(kProvenanceMaxDp) +
                  ", " + std::to_string(kProvenanceMaxRows) + " rows per rank, top_k " +
                  std::to_string(kProvenanceMaxTopK) + ", 256 layers)"};
   }
   Allocation alloc = gpu_allocation(c, *settings.policy, settings.fault);
-  if (planned_values(c, step, alloc) > kMaxCaseValues) {
+  if (planned_values(c, step, alloc, own) > kMaxCaseValues) {
     return Error{"gpu: the case needs more than 2^28 values of device memory; the concrete pipeline runs small cases"};
   }
   return alloc;
@@ -328,10 +331,16 @@ class StepPlanner {
 
 Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan) {
   R3_CHECK(settings.policy != nullptr, "a policy to decide with");
+  // A step its engine laid out its own way is its engine's planner's to lay out on the device.
+  const EngineStepPlanner* own = engine_planner(step.engine);
+  if (!own && step.engine_step) {
+    return Error{"gpu: engine " + std::string(step.engine.name()) +
+                 " lays its steps out its own way but has no GPU step planner (gpu/engine_planner.hpp)"};
+  }
   PlannedCase out;
-  R3_TRY(out.allocation, planned_allocation(c, step, settings));
-  if (step.sglang) {
-    plan_sglang_step(c, step, settings, plan, out);
+  R3_TRY(out.allocation, planned_allocation(c, step, settings, own));
+  if (own) {
+    own->plan_step(c, step, settings, plan, out);
     return out;
   }
   StepPlanner planner(c, step, settings, plan, out, step_scratch());

@@ -20,7 +20,8 @@ Allocation gpu_allocation(const Case& c, const CapturePolicy& policy, Fault faul
 
 void apply_decision_fault(Fault fault, const CaptureCall& call, int64_t received_rows, CaptureDecision& decision) {
   if (decision.rejected || fault == Fault::none) return;
-  if (call.sglang) return r3::apply_decision_fault(fault, call, decision);  // SGLang's gathers: gpu/engines/sglang/plan.cpp
+  // A call of an engine's own step layout: its gathers are its planner's (gpu/engines/NAME/), not the ones below.
+  if (call.engine_step) return r3::apply_decision_fault(fault, call, decision);
   if (fault_layer(fault) != FaultLayer::gather) return r3::apply_decision_fault(fault, call, decision);
   const size_t d = static_cast<size_t>(call.dp_rank);
   const std::vector<int64_t> none;

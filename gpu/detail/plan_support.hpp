@@ -1,5 +1,5 @@
-// The planner's building blocks, shared by the vLLM step planner (plan.cpp) and SGLang's
-// (gpu/engines/sglang/plan.cpp): placing guarded buffers in an arena, materialising a rank's rows, and
+// The planner's building blocks, shared by the base step planner (plan.cpp) and the engines' own
+// (gpu/engines/NAME/plan.cpp): placing guarded buffers in an arena, materialising a rank's rows, and
 // an all-gatherv of contributions into a new tensor.
 #pragma once
 

@@ -3,24 +3,13 @@
 fail and name each write with its file, line and primitive; comments, string literals and
 reading with fopen "re" are no writes), one that writes only through it (it must pass and list
 the writer and the one write path's allowed uses)."""
-import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "cmake", "file_writers.py")
+from fixture_check import expect, run as run_check
 
 
 def run(tree):
-    r = subprocess.run([sys.executable, SCRIPT, os.path.join(HERE, "fixtures", tree)], capture_output=True, text=True)
-    return r.returncode, r.stdout
-
-
-def expect(what, got, want):
-    if got != want:
-        print(f"{what}:\n got  {got!r}\n want {want!r}")
-        return False
-    return True
+    return run_check("file_writers.py", tree)
 
 
 ok = expect("writers_bad", run("writers_bad"), (1, '5 file write(s) outside write_new_file (fuzz/io/new_file.hpp; '

@@ -12,6 +12,7 @@
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
+#include "reference/engines/sglang/fields.hpp"
 
 namespace r3 {
 namespace {
@@ -41,7 +42,7 @@ TEST(ProductionCorpus, HoldsAtLeastEightCitedCases) {
     auto c = read_case_file(file.string());
     ASSERT_TRUE(c) << c.error().message;
     EXPECT_GE(c->note.size(), 40u) << file << ": a production case cites its source in \"note\"";
-    if (c->engine == Engine::sglang) ++sglang;
+    if (c->engine == sglang::engine()) ++sglang;
   }
   EXPECT_GE(sglang, 5) << "SGLang deployments RL users run (issue 19, item 7)";
 }
@@ -57,7 +58,7 @@ TEST(ProductionCorpus, EveryCaseValidatesRoundTripsAndReplays) {
     auto step = derive_step(*c);
     ASSERT_TRUE(step) << step.error().message;
     EXPECT_FALSE(step->rejection);
-    if (c->engine == Engine::sglang) {
+    if (c->engine == sglang::engine()) {
       // SGLang deployments: the proposed fix passes; a documented outcome of upstream or miles
       // (a finding on a deployment RL users run) is checked against the model it names.
       const Judgement fixed = judge_named("sglang-fixed", *c, *step);

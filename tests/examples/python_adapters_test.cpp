@@ -14,6 +14,7 @@
 #include <string>
 
 #include "fuzz/plugin/plugin.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "tests/examples/torch_python.hpp"
 
 namespace r3 {
@@ -102,7 +103,7 @@ TEST(PythonAdapters, TorchSampleVllm50874AgreesWithTheModel) {
 // included (under vllm-legacy, DP-chunked ones too).
 TEST(PythonAdapters, TorchSampleR3FixedAgreesWithTheModel) {
   R3FUZZ_NEED_TORCH();
-  for (Profile profile : {Profile::vllm, Profile::vllm_legacy}) {
+  for (Profile profile : {Profile::of(vllm::engine(), 0), Profile::of(vllm::engine(), 1)}) {
     CampaignOptions o = concrete_campaign(2000);
     o.generator.profile = profile;
     const std::string external = sample_adapter("r3_fixed");
@@ -111,7 +112,7 @@ TEST(PythonAdapters, TorchSampleR3FixedAgreesWithTheModel) {
     const Distribution& d = report->distribution;
     EXPECT_EQ(d.verdict.at(external), (std::map<std::string, int64_t>{{"pass", 2000}})) << to_string(profile);
     EXPECT_EQ(d.verdict.at("r3-fixed"), (std::map<std::string, int64_t>{{"pass", 2000}}));
-    EXPECT_GT(d.calls.at(profile == Profile::vllm ? "microbatches" : "dp_chunk"), 10);
+    EXPECT_GT(d.calls.at(profile.variant() == 0 ? "microbatches" : "dp_chunk"), 10);
   }
 }
 

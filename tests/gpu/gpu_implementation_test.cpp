@@ -132,6 +132,13 @@ TEST(GpuImplementationFactory, NamesCarryTheFault) {
   EXPECT_EQ(gpu()->policy(), nullptr);
 }
 
+TEST(GpuImplementationFactory, PlainGpuFollowsTheDefaultEnginesFirstReleasedPolicy) {
+  EXPECT_EQ(default_gpu_policy(), "vllm-50874");
+  EXPECT_EQ(GpuOptions{}.policy, default_gpu_policy());
+  EXPECT_EQ(gpu(Fault::none, "vllm-50874")->name(), "gpu");
+  EXPECT_EQ(gpu(Fault::none, "r3-fixed")->name(), "gpu:r3-fixed");
+}
+
 TEST(GpuImplementationFactory, UnknownPolicyIsAnErrorListingTheValidOnes) {
   auto made = make_gpu_implementation({Backend::host, Selection::host_decision, "vllm-9", Fault::none});
   ASSERT_FALSE(made.ok());

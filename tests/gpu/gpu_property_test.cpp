@@ -21,6 +21,8 @@
 #include "fuzz/oracle/judge.hpp"
 #include "reference/fault.hpp"
 #include "gpu_test_support.hpp"
+#include "reference/engines/vllm/model.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/validate.hpp"
 
 namespace r3::gpu {
@@ -136,7 +138,7 @@ RC_GTEST_PROP(GpuProperty, ImagesEqualTheHostExecutorRunningTheSamePolicy, ()) {
 RC_GTEST_PROP(GpuProperty, DeviceOffsetsAgreeWithHostDecisionUnderEveryFault, ()) {
   const Case c = valid_case();
   const Step step = testing::step_of(c);
-  std::vector<Fault> faults = faults_for(Engine::vllm);
+  std::vector<Fault> faults = faults_for(vllm::engine());
   faults.push_back(Fault::none);
   const Fault fault = *rc::gen::elementOf(faults);
   const std::string name = *rc::gen::element<std::string>("vllm-50874", "r3-fixed");
@@ -159,7 +161,7 @@ RC_GTEST_PROP(GpuProperty, ABatchEqualsItsCasesRunOneByOne, ()) {
   for (const Case& c : cases) steps.push_back(testing::step_of(c));
   std::vector<CaseAndStep> items;
   for (size_t i = 0; i < cases.size(); ++i) items.push_back({&cases[i], &steps[i]});
-  std::vector<Fault> faults = faults_for(Engine::vllm);
+  std::vector<Fault> faults = faults_for(vllm::engine());
   faults.push_back(Fault::none);
   const auto impl = testing::gpu(*rc::gen::elementOf(faults));
   const auto batch = impl->run_batch(items);
@@ -208,7 +210,7 @@ ConcreteOutcome on_fresh_thread(const Case& c, const Step& step, Fault fault) {
 }
 
 RC_GTEST_PROP(GpuProperty, ACaseGivesTheSameOutcomeWhateverRanBeforeItOnTheThread, ()) {
-  std::vector<Fault> faults = faults_for(Engine::vllm);
+  std::vector<Fault> faults = faults_for(vllm::engine());
   faults.push_back(Fault::none);
   const Fault fault = *rc::gen::elementOf(faults);
   const auto impl = testing::gpu(fault);

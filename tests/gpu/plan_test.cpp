@@ -11,6 +11,7 @@
 #include <new>
 
 #include "gpu_test_support.hpp"
+#include "reference/engines/vllm/policy.hpp"
 
 // Counts this thread's operator new calls while a counter is armed (test-local: the binary's
 // other tests leave it unarmed).
@@ -23,8 +24,17 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+// The replacement operator new above allocates with malloc, so free is the matching release. GCC
+// cannot see that through the replacement and warns (-Wmismatched-new-delete, GCC bug 103993).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace r3::gpu::detail {
 namespace {

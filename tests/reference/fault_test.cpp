@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "reference/capturer.hpp"
+#include "reference/engines/sglang/faults.hpp"
 #include "reference/engines/sglang/policy.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
 
 namespace r3 {
@@ -127,24 +129,24 @@ std::vector<CaptureDecision> fixed_decisions(const Case& c, int dp, Fault fault)
 
 TEST(SglangFault, EachFaultFitsTheEnginesWhoseCaptureCanHaveIt) {
   std::vector<std::string> sglang;
-  for (Fault f : faults_for(Engine::sglang)) sglang.emplace_back(to_string(f));
+  for (Fault f : faults_for(sglang::engine())) sglang.emplace_back(to_string(f));
   EXPECT_EQ(sglang, (std::vector<std::string>{"tp-major-order", "off-by-one-copy", "window-request-bucket",
                                               "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0"}));
-  EXPECT_EQ(faults_for(Engine::vllm).size(), 12u);
-  EXPECT_FALSE(fault_applies(Fault::tbo_row0, Engine::vllm));
-  EXPECT_FALSE(fault_applies(Fault::no_trim, Engine::sglang));
+  EXPECT_EQ(faults_for(vllm::engine()).size(), 12u);
+  EXPECT_FALSE(fault_applies(Fault::tbo_row0, vllm::engine()));
+  EXPECT_FALSE(fault_applies(Fault::no_trim, sglang::engine()));
 }
 
 TEST(SglangFault, WindowRequestBucketStartsAtTheRequestBucket) {
   // Verify [2, 1], w 4, bs 2: dp 1's rows at r * bs * w = 8 of the graph's gather; the fault reads 2.
   Case c = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::verify, {2, 1});
-  c.sglang->spec_width = 4;
-  c.sglang->cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
+  sglang::forward_of(c)->spec_width = 4;
+  sglang::forward_of(c)->cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
   EXPECT_EQ(fixed_decisions(c, 1, Fault::none).front().copies, (std::vector<Copy>{{0, 8, 4, false}}));
   EXPECT_EQ(fixed_decisions(c, 1, Fault::window_request_bucket).front().copies, (std::vector<Copy>{{0, 2, 4, false}}));
   // A plain decode (w 1) counts the same in requests and tokens: no change.
-  c.sglang->kind = sglang::ForwardKind::decode;
-  c.sglang->spec_width = 1;
+  sglang::forward_of(c)->kind = sglang::ForwardKind::decode;
+  sglang::forward_of(c)->spec_width = 1;
   EXPECT_EQ(fixed_decisions(c, 1, Fault::window_request_bucket).front().copies, (std::vector<Copy>{{0, 2, 1, false}}));
 }
 
@@ -170,7 +172,7 @@ TEST(SglangFault, NoAttnTpGatherWritesTheSliceAlone) {
 TEST(SglangFault, TboRow0WritesTheSecondChildAtRowZero) {
   // TBO, extend [4, 2]: dp 0's children are rows [0, 2) and [2, 4); the fault writes both at 0.
   Case c = sglang_case(2, 1, sglang::A2a::none, sglang::ForwardKind::extend, {4, 2});
-  c.sglang->tbo = true;
+  sglang::forward_of(c)->tbo = true;
   const auto fine = fixed_decisions(c, 0, Fault::none), faulty = fixed_decisions(c, 0, Fault::tbo_row0);
   EXPECT_EQ(fine.back().copies, (std::vector<Copy>{{2, 0, 2, false}}));
   EXPECT_EQ(faulty.back().copies, (std::vector<Copy>{{0, 0, 2, false}}));
@@ -182,13 +184,13 @@ TEST(SglangFault, TpMajorOrderReordersOnlyMaxLenGathersOverAttnTp) {
   auto step = derive_step(max);
   ASSERT_TRUE(step.ok());
   const CaptureCall cc = capture_call_for(*step, step->calls[0], step->calls[0].view(2), {8, 2, 1});
-  EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).reordered, true);
-  EXPECT_EQ(sglang_tp_major_slices(Fault::tp_major_order, cc).slice, 1);
-  EXPECT_FALSE(sglang_tp_major_slices(Fault::none, cc).reordered);
+  EXPECT_EQ(sglang::tp_major_slices(Fault::tp_major_order, cc).reordered, true);
+  EXPECT_EQ(sglang::tp_major_slices(Fault::tp_major_order, cc).slice, 1);
+  EXPECT_FALSE(sglang::tp_major_slices(Fault::none, cc).reordered);
   const Case sum = sglang_case(2, 2, sglang::A2a::none, sglang::ForwardKind::extend, {3, 1});
   auto sum_step = derive_step(sum);
   ASSERT_TRUE(sum_step.ok());
-  EXPECT_FALSE(sglang_tp_major_slices(Fault::tp_major_order,
+  EXPECT_FALSE(sglang::tp_major_slices(Fault::tp_major_order,
                                       capture_call_for(*sum_step, sum_step->calls[0], sum_step->calls[0].view(2), {8, 2, 1}))
                    .reordered);
 }

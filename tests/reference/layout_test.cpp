@@ -320,7 +320,7 @@ void expect_same_step(const Step& got, const Step& want) {
   RC_ASSERT(got.capture_rows_needed == want.capture_rows_needed);
   RC_ASSERT(got.replay_rows_needed == want.replay_rows_needed);
   RC_ASSERT(got.rejection == want.rejection);
-  RC_ASSERT(got.sglang.has_value() == want.sglang.has_value());
+  RC_ASSERT(got.engine_step.has_value() == want.engine_step.has_value());
   RC_ASSERT(got.calls.size() == want.calls.size());
   for (size_t k = 0; k < want.calls.size(); ++k) {
     const Call &a = got.calls[k], &b = want.calls[k];

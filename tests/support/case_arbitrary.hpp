@@ -20,7 +20,7 @@ namespace r3::test {
 // The valid candidates of every shrink pass, most-reducing first within each pass.
 inline rc::Seq<Case> domain_shrinks(const Case& c) {
   std::vector<Case> proposed;
-  for (const ShrinkPass& pass : shrink_passes(/*allow_path_change=*/true)) pass.propose(c, proposed);
+  for (const ShrinkPass& pass : shrink_passes(c.engine, /*allow_path_change=*/true)) pass.propose(c, proposed);
   std::vector<Case> valid;
   for (Case& candidate : proposed) {
     if (candidate != c && validate(candidate).ok()) valid.push_back(std::move(candidate));

@@ -11,6 +11,7 @@
 
 #include "fuzz/generate/case_domain.hpp"
 #include "reference/case.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/profile.hpp"
 #include "tests/support/rc_source.hpp"
 
@@ -26,10 +27,10 @@ struct CaseGenOptions {
   int max_dp = 4;
   int max_tp = 4;
   int64_t max_rows = 16;      // M at most this
-  Profile profile = Profile::any;  // every case lies inside it
+  Profile profile = Profile::any();  // every case lies inside it
   // Under profile any, the engine of every case (the properties written for vLLM keep vLLM's
   // cases); nullopt: each case draws its engine.
-  std::optional<Engine> engine = Engine::vllm;
+  std::optional<Engine> engine = vllm::engine();
 };
 
 // The domain these options describe.

@@ -12,6 +12,7 @@
 #include "reference/capture.hpp"
 #include "reference/capturer.hpp"
 #include "reference/case.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/forward.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
@@ -22,7 +23,7 @@ namespace r3::test {
 inline Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kind, std::vector<int64_t> counts,
                         ModelShape model = {2, 2, 16}, int layer = 0) {
   Case c;
-  c.engine = Engine::sglang;
+  c.engine = sglang::engine();
   c.topology.dp = dp;
   c.topology.tp = tp;
   c.model = model;
@@ -35,7 +36,7 @@ inline Case sglang_case(int dp, int tp, sglang::A2a a2a, sglang::ForwardKind kin
   f.max_running_requests = 4;
   if (kind == sglang::ForwardKind::extend) c.tokens = std::move(counts);
   else f.requests = std::move(counts);
-  c.sglang = f;
+  c.engine_fields.emplace<sglang::Forward>(std::move(f));
   return c;
 }
 
@@ -50,7 +51,7 @@ inline Case sglang_decode(int dp, int tp, std::vector<int64_t> requests, sglang:
 inline Case sglang_verify(int dp, int tp, std::vector<int64_t> requests, int64_t w,
                           sglang::A2a a2a = sglang::A2a::none) {
   Case c = sglang_case(dp, tp, a2a, sglang::ForwardKind::verify, std::move(requests));
-  c.sglang->spec_width = w;
+  sglang::forward_of(c)->spec_width = w;
   return c;
 }
 
@@ -58,8 +59,8 @@ inline Case sglang_verify(int dp, int tp, std::vector<int64_t> requests, int64_t
 // requests [2, 1], decode graph buckets [2, 4] replayed last at 2.
 inline Case sglang_issue_example() {
   Case c = sglang_verify(2, 2, {2, 1}, 4);
-  c.sglang->cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
-  c.sglang->last_decode_bucket = 2;
+  sglang::forward_of(c)->cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
+  sglang::forward_of(c)->last_decode_bucket = 2;
   return c;
 }
 

@@ -8,6 +8,7 @@
 
 #include "gpu/detail/plan_support.hpp"
 #include "reference/capturer.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/policy.hpp"
 #include "reference/fault.hpp"
 #include "reference/guard_rows.hpp"
@@ -17,10 +18,16 @@ namespace {
 
 using sglang::CaptureLayout;
 
+const sglang::ForwardLayout& forward_layout(const Step& step) {
+  const sglang::ForwardLayout* layout = sglang::forward_of(step);
+  R3_CHECK(layout != nullptr, "an SGLang step carries its forward layout");
+  return *layout;
+}
+
 class SglangPlanner {
  public:
   SglangPlanner(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out)
-      : step_(step), layout_(*step.sglang), settings_(settings), plan_(plan), out_(out), D_(step.dp), T_(step.tp),
+      : step_(step), layout_(forward_layout(step)), settings_(settings), plan_(plan), out_(out), D_(step.dp), T_(step.tp),
         K_(c.model.top_k), L_(c.model.layers), ranks_(static_cast<size_t>(D_) * T_),
         shape_{out.allocation.capture_rows, L_, K_}, writes_(ranks_), published_(ranks_) {
     out_.ranks.resize(ranks_);
@@ -237,13 +244,25 @@ class SglangPlanner {
   size_t window_wave_ = 0;
 };
 
-}  // namespace
+class SglangStepPlanner final : public EngineStepPlanner {
+ public:
+  int capture_images() const override { return 2; }  // the device buffer and the published image
+  void plan_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan,
+                 PlannedCase& out) const override {
+    SglangPlanner planner(c, step, settings, plan, out);
+    for (const Call& call : step.calls) planner.plan_call(call);
+    planner.place_buffers();
+  }
+};
 
-void plan_sglang_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan,
-                      PlannedCase& out) {
-  SglangPlanner planner(c, step, settings, plan, out);
-  for (const Call& call : step.calls) planner.plan_call(call);
-  planner.place_buffers();
+}  // namespace
+}  // namespace r3::gpu::detail
+
+namespace r3::sglang {
+
+const gpu::EngineStepPlanner& gpu_step_planner() {
+  static const gpu::detail::SglangStepPlanner planner;
+  return planner;
 }
 
-}  // namespace r3::gpu::detail
+}  // namespace r3::sglang

@@ -6,15 +6,12 @@
 // the judge reads. sglang-fixed writes each call's rows at their place and publishes [0, n_r).
 #pragma once
 
-#include "gpu/detail/device_plan.hpp"
-#include "gpu/detail/plan.hpp"
-#include "reference/case.hpp"
-#include "reference/layout.hpp"
+#include "gpu/engine_planner.hpp"
 
-namespace r3::gpu::detail {
+namespace r3::sglang {
 
-// Fills `out` (its allocation already set) and appends the step's device work to `plan`.
-void plan_sglang_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan,
-                      PlannedCase& out);
+// SGLang's planner, registered in gpu/engines/registry.cpp: two images per rank (the device
+// buffer and the published image).
+const gpu::EngineStepPlanner& gpu_step_planner();
 
-}  // namespace r3::gpu::detail
+}  // namespace r3::sglang

@@ -1,7 +1,7 @@
 // What one SGLang forward looks like to the capturer (docs/layout-contract.md section 11): the
 // capture layout of the MoE input, the padding of every DP rank, and the forward-end inputs of
 // the window (state_capturer/routed_experts.py, _get_local_slice). layout.hpp derives it; a
-// Step carries it, and the SGLang policies read it through CaptureCall::sglang.
+// Step carries it, and the SGLang policies read it through CaptureCall::engine_step (fields.hpp).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,7 @@ struct ForwardLayout {
     std::vector<int64_t> count;   // per DP rank
     std::vector<int64_t> before;  // D + 1 entries: before[r] = count[0] + ... + count[r - 1]
     void index();                 // fills `before` from `count`
+    bool operator==(const WindowCounts&) const = default;
   };
   WindowCounts forward_counts;
   std::vector<WindowCounts> child_counts;
@@ -64,6 +65,7 @@ struct ForwardLayout {
   // Per call, then per DP rank: the rows of the rank's padded batch the call carries (the
   // whole batch, or a TBO child's share).
   std::vector<std::vector<RowRange>> call_rows;
+  bool operator==(const ForwardLayout&) const = default;
 };
 
 }  // namespace r3::sglang

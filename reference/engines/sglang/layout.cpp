@@ -2,6 +2,7 @@
 // python/sglang/srt/. The rules are the same on sglang-miles (c447264eba46); the two versions
 // differ only in the window (policy.cpp) and in the steps they run (profile.cpp).
 #include "reference/engines/sglang/layout.hpp"
+#include "reference/engines/sglang/fields.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -32,7 +33,7 @@ std::string_view to_string(DpPadding padding) {
 }
 
 std::vector<int64_t> forward_tokens(const Case& c) {
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   if (f.kind == ForwardKind::extend) return c.tokens;
   std::vector<int64_t> n = f.requests;
   for (int64_t& x : n) x *= f.spec_width;
@@ -61,7 +62,7 @@ bool mlp_sync(const Forward& f, int tp) { return f.dp_attention || (f.a2a != A2a
 // batch; otherwise each rank its own. DP ranks agree on whether the graph runs (the DP sync
 // all-reduces can_cuda_graph), so it runs only when the largest batch fits a bucket.
 bool fill_decode_graph(const Case& c, ForwardLayout& out) {
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   if (f.kind == ForwardKind::extend || !f.cuda_graph || f.cuda_graph->decode.empty()) return false;
   const auto& buckets = f.cuda_graph->decode;
   const int64_t largest = most(f.requests);
@@ -91,7 +92,7 @@ CaptureLayout layout_from(const Forward& f, DpPadding padding, bool decode_graph
 }
 
 ForwardLayout derive_forward(const Case& c) {
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   const int D = c.topology.dp, T = c.topology.tp;
   ForwardLayout out;
   out.dp_attention = f.dp_attention;
@@ -211,10 +212,10 @@ Result<Step> derive_step(const Case& c) {
   R3_TRY_STATUS(validate(c));
   const int D = c.topology.dp, T = c.topology.tp;
   Step s;
-  s.engine = Engine::sglang;
+  s.engine = sglang::engine();
   s.dp = D;
   s.tp = T;
-  s.path = Path::single;  // vLLM's path does not apply: Step::sglang->capture says where capture sees the tensor
+  s.path = Path::single;  // vLLM's path does not apply: the ForwardLayout's capture says where capture sees the tensor
   s.layer = c.layer;
   ForwardLayout f = derive_forward(c);
   s.real_tokens = f.tokens;
@@ -223,9 +224,9 @@ Result<Step> derive_step(const Case& c) {
   // slot 0), so n is the real count.
   s.num_tokens_across_dp = f.tokens;
   s.max_num_tokens = most(f.padded);
-  const bool aligned = mlp_sync(*c.sglang, T);
+  const bool aligned = mlp_sync(*sglang::forward_of(c), T);
   std::vector<std::vector<RowRange>> children;
-  if (c.sglang->tbo) {
+  if (sglang::forward_of(c)->tbo) {
     std::vector<RowRange> first(static_cast<size_t>(D)), second(static_cast<size_t>(D));
     for (int d = 0; d < D; ++d) {
       const int64_t at = tbo_split(f, f.padded[d], T, aligned);
@@ -255,7 +256,7 @@ Result<Step> derive_step(const Case& c) {
   for (size_t k = 0; k < children.size(); ++k)
     s.calls.push_back(build_call(c, f, static_cast<int>(k), children[k], f.segment_start[k]));
   s.gathered_rows = s.calls.front().gathered_rows;
-  s.sglang = std::move(f);
+  s.engine_step.emplace<ForwardLayout>(std::move(f));
   s.capture_rows_needed = rows_written(s);
   return s;
 }

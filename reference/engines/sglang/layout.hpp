@@ -1,5 +1,5 @@
 // SGLang's layout derivation: from an SGLang case to the Step every rank runs, capture call by
-// capture call (two under TBO), with the forward-end window inputs in Step::sglang. Each rule
+// capture call (two under TBO), with the forward-end window inputs in Step::engine_step (fields.hpp). Each rule
 // names the SGLang code it models (docs/layout-contract.md section 11 has them all).
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reference/case.hpp"
+#include "reference/engines/sglang/forward_layout.hpp"
 #include "reference/error.hpp"
 #include "reference/layout.hpp"
 

@@ -1,6 +1,7 @@
 // Sources, paths under python/sglang/srt/: upstream main at 30cb848d4b455a288a37cfeb6a45aff34f5634a6,
 // sglang-miles at c447264eba460045e6e961fd7cf1bfbaf038db6b.
 #include "reference/engines/sglang/policy.hpp"
+#include "reference/engines/sglang/fields.hpp"
 
 #include <algorithm>
 #include <array>
@@ -57,7 +58,7 @@ int64_t cuda_graph_batch(int64_t bs, int64_t w, const Patches& p) {
 class SglangPolicy final : public CapturePolicy {
  public:
   SglangPolicy(std::string_view name, Patches patches) : name_(name), patches_(patches) {}
-  Engine engine() const override { return Engine::sglang; }
+  Engine engine() const override { return sglang::engine(); }
   bool reads_tp_rank() const override { return false; }
   std::string_view name() const override { return name_; }
 
@@ -85,7 +86,7 @@ class SglangPolicy final : public CapturePolicy {
   }
 
   void decide(const CaptureCall& call, CaptureDecision& out) const override {
-    const ForwardLayout& f = *call.sglang;
+    const ForwardLayout& f = *sglang::forward_of(call);
     const size_t k = static_cast<size_t>(call.call_index), r = static_cast<size_t>(call.dp_rank);
     const bool last = call.call_index == call.call_count - 1;
     const bool scattered = f.capture == CaptureLayout::attn_tp_slice && call.tp_size > 1;
@@ -206,7 +207,7 @@ std::unique_ptr<CapturePolicy> make_policy(Version version) {
 int64_t buffer_rows(const Case& c, Version version) { return buffer_rows(c, patches_of(version)); }
 
 int64_t buffer_rows(const Case& c, const Patches& patches) {
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   const int64_t dp = c.topology.dp;
   if (!has(patches, Patch::buffer_rows)) {
     // routed_experts.py, RoutedExpertsCapturer.__init__: max(chunked_prefill_size * dp_size,

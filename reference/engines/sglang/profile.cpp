@@ -2,6 +2,7 @@
 // sglang-miles at c447264eba460045e6e961fd7cf1bfbaf038db6b. Nothing is checked for
 // --enable-return-routed-experts in either version, so every rule here is a general one.
 #include "reference/engines/sglang/profile.hpp"
+#include "reference/engines/sglang/fields.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -11,18 +12,20 @@ namespace r3::sglang {
 namespace {
 
 bool every_rank_idle(const Case& c) {
-  const auto& v = c.sglang->kind == ForwardKind::extend ? c.tokens : c.sglang->requests;
+  const auto& v = sglang::forward_of(c)->kind == ForwardKind::extend ? c.tokens : sglang::forward_of(c)->requests;
   return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; });
 }
 
 }  // namespace
 
-bool tbo_allowed(const Case& c) { return c.sglang->a2a != A2a::none || c.sglang->dp_attention; }
+bool is_miles(Profile profile) { return !profile.is_any() && profile.engine() == engine() && profile.variant() == 1; }
+
+bool tbo_allowed(const Case& c) { return sglang::forward_of(c)->a2a != A2a::none || sglang::forward_of(c)->dp_attention; }
 
 bool prefill_graph_allowed(const Case& c, Profile profile) {
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   if (f.tbo) return false;  // both versions: BCG is disabled with TBO
-  if (profile == Profile::sglang_miles) {
+  if (is_miles(profile)) {
     // sglang-miles: still disabled with DP attention and with any a2a backend.
     return !f.dp_attention && f.a2a == A2a::none;
   }
@@ -33,7 +36,7 @@ bool prefill_graph_allowed(const Case& c, Profile profile) {
 
 Status check_profile(const Case& c, Profile profile) {
   const std::string in = " under profile " + std::string(to_string(profile));
-  const Forward& f = *c.sglang;
+  const Forward& f = *sglang::forward_of(c);
   if (every_rank_idle(c)) {
     return Error{std::string(f.kind == ForwardKind::extend ? "tokens" : "requests") +
                  ": every DP rank is idle; the scheduler runs no forward then (idle ranks run only beside a "
@@ -44,7 +47,7 @@ Status check_profile(const Case& c, Profile profile) {
   }
   if (f.cuda_graph && !f.cuda_graph->prefill.empty() && !prefill_graph_allowed(c, profile)) {
     return Error{std::string("cuda_graph.prefill: this version disables the breakable prefill graph here (") +
-                 (profile == Profile::sglang_miles
+                 (is_miles(profile)
                       ? "sglang-miles: with TBO, DP attention or any a2a backend"
                       : "upstream: with TBO, or an a2a backend outside none, deepep, megamoe, flashinfer") +
                  "; server_args.py, _disable_breakable_cudagraph_if_incompatible)" + in};
@@ -53,7 +56,7 @@ Status check_profile(const Case& c, Profile profile) {
 }
 
 Case fit_to_profile(Case c, Profile profile) {
-  Forward& f = *c.sglang;
+  Forward& f = *sglang::forward_of(c);
   if (f.tbo && !tbo_allowed(c)) f.tbo = false;
   if (f.cuda_graph && !f.cuda_graph->prefill.empty() && !prefill_graph_allowed(c, profile)) {
     f.cuda_graph->prefill.clear();

@@ -3,9 +3,14 @@
 #pragma once
 
 #include "reference/case.hpp"
+#include "reference/engines/sglang/forward.hpp"
 #include "reference/error.hpp"
 
 namespace r3::sglang {
+
+// SGLang's profiles, in the order the engine registers them: sglang (upstream main, the
+// default) and sglang-miles (the RL branch). Any other profile (any) reads as upstream.
+bool is_miles(Profile profile);
 
 // Why `c` is a forward `profile`'s version never runs; ok when it runs it.
 Status check_profile(const Case& c, Profile profile);

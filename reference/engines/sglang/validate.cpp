@@ -1,4 +1,5 @@
 #include "reference/engines/sglang/validate.hpp"
+#include "reference/engines/sglang/fields.hpp"
 
 #include <string>
 
@@ -72,12 +73,12 @@ int64_t most_per_rank(const Forward& f) {
 }
 
 bool counts_aligned(const Case& c) {
-  return c.sglang->dp_attention || (c.sglang->a2a != A2a::none && c.topology.tp > 1);
+  return sglang::forward_of(c)->dp_attention || (sglang::forward_of(c)->a2a != A2a::none && c.topology.tp > 1);
 }
 
 Status validate(const Case& c) {
-  if (!c.sglang) return Error{"engine: an SGLang case needs its forward (topology.dp_attention, forward, ...)"};
-  const Forward& f = *c.sglang;
+  if (!sglang::forward_of(c)) return Error{"engine: an SGLang case needs its forward (topology.dp_attention, forward, ...)"};
+  const Forward& f = *sglang::forward_of(c);
   R3_TRY_STATUS(no_vllm_fields(c));
   R3_TRY_STATUS(validate_in_range("topology.dp", c.topology.dp, 1, limits::kMaxDp));
   R3_TRY_STATUS(validate_in_range("topology.tp", c.topology.tp, 1, limits::kMaxTp));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "reference/case.hpp"
+#include "reference/engines/sglang/forward.hpp"
 #include "reference/error.hpp"
 
 namespace r3::sglang {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "reference/layout.hpp"
-#include "reference/policy.hpp"
+#include "reference/engines/vllm/policy.hpp"
 
 namespace r3 {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "reference/layout.hpp"
 #include "reference/limits.hpp"
-#include "reference/policy.hpp"
+#include "reference/engines/vllm/policy.hpp"
 
 namespace r3 {
 namespace {

@@ -9,9 +9,12 @@
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/oracle/judge.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/engines/vllm/model.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/layout.hpp"
 #include "reference/policy.hpp"
 #include "tests/support/case_fixtures.hpp"
+#include "tests/support/sglang_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -58,6 +61,20 @@ TEST(ExternalImplementation, HelloNamesTheAdapterAndItsReplaySizing) {
   EXPECT_EQ(impl.name(), "external:" + kGoodAdapter);
   const Case c = make_case({2, 2, true, true}, 8, {5, 3}, Path::gathered, true);
   EXPECT_EQ(impl.allocate(c).replay_rows, 32);  // M * D * T under EP
+}
+
+// The case's engine says how a step travels: an SGLang step needs an adapter whose hello lists
+// "sglang" (fuzz/engines/sglang/adapter.cpp), and is refused before any request is sent.
+TEST(ExternalImplementation, AnEngineTheHelloDoesNotListIsRefused) {
+  auto impl = external(kGoodAdapter);
+  EXPECT_TRUE(impl.serves(sglang::engine()));  // before the hello: every engine
+  ASSERT_TRUE(impl.connect().ok());
+  EXPECT_TRUE(impl.serves(vllm::engine()));
+  EXPECT_FALSE(impl.serves(sglang::engine()));
+  const Case c = test::sglang_case(2, 1, sglang::A2a::none, sglang::ForwardKind::decode, {2, 1});
+  EXPECT_EQ(run_error(impl, c), "the adapter's hello does not list \"sglang\" in \"engines\"");
+  EXPECT_EQ(impl.starts(), 1);  // not a failure of the adapter: it keeps running
+  EXPECT_EQ(run_and_judge(impl, one_rank()).verdict, Verdict::pass);
 }
 
 TEST(ExternalImplementation, PythonAdapterMatchesTheModelOnUpstreamVectors) {

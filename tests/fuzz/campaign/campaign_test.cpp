@@ -12,6 +12,7 @@
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/shrink/campaign_hook.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -70,7 +71,7 @@ TEST(Campaign, UnderProfileVllmEveryVllm50874FailureNeedsMicroBatching) {
   int failures = 0, latent = 0;
   for (uint64_t i = 0; i < 20000; ++i) {
     const Case c = generate_case(1, i, {}).c;
-    ASSERT_TRUE(in_profile(c, Profile::vllm)) << "case #" << i;
+    ASSERT_TRUE(in_profile(c, kDefaultProfile)) << "case #" << i;
     const Judgement j = judge_case(*vllm[0], c, derive_step(c).value(), JudgeMode::symbolic);
     if (!j.failed()) continue;
     if (j.severity == Severity::latent) {
@@ -94,7 +95,7 @@ TEST(Campaign, Vllm50874FailsSingleCallCasesOnlyInTheKnownWays) {
   const auto vllm = impls({"vllm-50874"});
   int capacity = 0, latent = 0, multi_call = 0;
   for (uint64_t i = 0; i < 20000; ++i) {
-    const Case c = generate_case(1, i, {.profile = Profile::any, .engine = Engine::vllm}).c;
+    const Case c = generate_case(1, i, {.profile = Profile::any(), .engine = vllm::engine()}).c;
     const Step step = derive_step(c).value();
     const Judgement j = judge_case(*vllm[0], c, step, JudgeMode::symbolic);
     if (!j.failed()) continue;
@@ -233,7 +234,7 @@ TEST(Campaign, EveryJobCountGivesTheSameReportAndFiles) {
   ShrinkOptions shrink;
   shrink.max_seconds = 1e9;       // bounded by judgements only: a time bound would make shrinking depend on load
   shrink.max_judgements = 300;
-  shrink.profile = Profile::vllm;
+  shrink.profile = kDefaultProfile;
   std::string json, text;
   std::map<std::string, std::string> files;
   for (int jobs : {1, 2, 3}) {

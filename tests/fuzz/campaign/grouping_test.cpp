@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/implementations/registry.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/sglang_fixtures.hpp"
@@ -44,7 +45,7 @@ class Grouping : public ::testing::Test {
     return grouper_.place(next_++, i, j, c);
   }
 
-  FindingGrouper grouper_{Mode::mixed, Profile::vllm, nullptr};
+  FindingGrouper grouper_{Mode::mixed, kDefaultProfile, nullptr};
   size_t next_ = 0;
   const std::unique_ptr<Implementation> vllm_ = impl("vllm-50874");
   const std::unique_ptr<Implementation> pre_ = impl("vllm-pre-50874");
@@ -75,7 +76,7 @@ TEST_F(Grouping, TheGpuPipelineSharesTheFindingsOfThePolicyItFollows) {
   EXPECT_EQ(f.failures, (std::vector<size_t>{0, 1, 2, 3}));
   EXPECT_EQ(f.verdict, Verdict::wrong_rows);
   EXPECT_EQ(f.severity, Severity::failure);
-  EXPECT_EQ(f.profile, Profile::vllm);
+  EXPECT_EQ(f.profile, kDefaultProfile);
   EXPECT_EQ(f.reproducer, overwrite_case(Path::local));
   EXPECT_EQ(f.detail, "buffer row 0 of dp 0 tp 0 holds token (0, 2), expected token (0, 0)");
 }
@@ -100,7 +101,7 @@ TEST_F(Grouping, TheCanonicalHookDecidesWhichFailuresShareACase) {
   // A hook that maps every case to one fixed case: failures with the same verdict and severity
   // that reduce to the same case are one finding.
   const Case canonical = overwrite_case(Path::local);
-  FindingGrouper grouper(Mode::mixed, Profile::vllm,
+  FindingGrouper grouper(Mode::mixed, kDefaultProfile,
                          [&](const Case&, const Implementation&, const Signature&) { return canonical; });
   const Case bigger = overwrite_case(Path::sp_shard);
   const auto a = grouper.place(0, *vllm_, judged(*vllm_, bigger), bigger);
@@ -122,18 +123,18 @@ class SglangGrouping : public ::testing::Test {
 
   static Case tbo_case() {
     Case c = test::sglang_extend(2, 1, {4, 2});
-    c.sglang->tbo = true;
+    sglang::forward_of(c)->tbo = true;
     return c;
   }
   // Upstream both overflows here and, with the buffer sized, reads dp 1 at r * bs: two patches repair it.
   static Case verify_capacity_case() {
     Case c = test::sglang_verify(2, 1, {4, 4}, 2);
-    c.sglang->chunked_prefill_size = 4;
-    c.sglang->cuda_graph = sglang::CudaGraphs{{4}, {}};
+    sglang::forward_of(c)->chunked_prefill_size = 4;
+    sglang::forward_of(c)->cuda_graph = sglang::CudaGraphs{{4}, {}};
     return c;
   }
 
-  FindingGrouper grouper_{Mode::mixed, Profile::sglang, nullptr};
+  FindingGrouper grouper_{Mode::mixed, Profile::of(sglang::engine(), 0), nullptr};
   size_t next_ = 0;
   const std::unique_ptr<Implementation> sglang_ = impl("sglang");
 };
@@ -145,7 +146,7 @@ TEST_F(SglangGrouping, ATboFailureIsTheTboOffsetsFinding) {
   EXPECT_EQ(f.cause, "tbo-offsets");
   EXPECT_EQ(f.verdict, Verdict::wrong_rows);
   EXPECT_EQ(f.severity, Severity::failure);
-  EXPECT_EQ(f.profile, Profile::sglang);
+  EXPECT_EQ(f.profile, Profile::of(sglang::engine(), 0));
   EXPECT_EQ(f.implementations, (std::vector<std::string>{"sglang"}));
   // Another TBO layout, another verdict or not, is the same bug.
   Case other = tbo_case();

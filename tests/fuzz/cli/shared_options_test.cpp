@@ -32,7 +32,7 @@ TEST(SharedOptions, EveryCommandTakesTheSharedFlagsWithTheirOneHelpText) {
   const std::map<std::string, std::string> shared = {
       {"--impl", std::string(kImplHelp)}, {"--fault", std::string(kFaultHelp)}, {"--mode", std::string(kModeHelp)},
       {"--seed", std::string(kSeedHelp)}, {"--out", std::string(kOutHelp)},     {"--json", std::string(kJsonHelp)},
-      {"--profile", std::string(kProfileHelp)}};
+      {"--profile", profile_help()}};
   const std::map<std::string, std::vector<std::string>> takes = {
       {"explain", {"--json"}},
       {"seed", {"--out", "--profile"}},

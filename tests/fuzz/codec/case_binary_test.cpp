@@ -6,13 +6,13 @@
 #include <rapidcheck/gtest.h>
 
 #include "fuzz/codec/case_json.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/validate.hpp"
 #include "reference/limits.hpp"
 #include "reference/provenance.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
-#include "tests/support/sglang_fixtures.hpp"
 
 namespace r3 {
 namespace {
@@ -157,7 +157,7 @@ const char* const kChunkedWithMaxPrefill =
 
 TEST(CaseBinarySglang, KeepsMaxPrefillTokensWhenChunkedPrefillIsOn) {
   const Case c = case_from_json_text(kChunkedWithMaxPrefill).value();
-  ASSERT_EQ(c.sglang->max_prefill_tokens, 8);
+  ASSERT_EQ(sglang::forward_of(c)->max_prefill_tokens, 8);
   const Bytes bytes = case_to_binary(c);
   // Version 3: version 2's bytes with max_prefill_tokens-1 after chunked_prefill_size-1.
   // flags: chunked (bit 7); kinds: a2a none, extend; dp-1, tp-1, L-1, K-1, E-K, layer, mrr-1,
@@ -166,7 +166,7 @@ TEST(CaseBinarySglang, KeepsMaxPrefillTokensWhenChunkedPrefillIsOn) {
   const Result<Case> back = case_from_fuzz_input(bytes);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, c);
-  EXPECT_EQ(back->sglang->max_prefill_tokens, 8);  // was 16384
+  EXPECT_EQ(sglang::forward_of(*back)->max_prefill_tokens, 8);  // was 16384
   EXPECT_NE(case_to_json_text(*back).find("\"max_prefill_tokens\": 8"), std::string::npos) << case_to_json_text(*back);
 }
 
@@ -174,14 +174,14 @@ TEST(CaseBinarySglang, VersionTwoInputsDecodeAsTheyAlwaysDid) {
   // The same case at SGLang's default max_prefill_tokens is version 2, byte for byte as before:
   // the version byte and no max_prefill_tokens field.
   Case c = case_from_json_text(kChunkedWithMaxPrefill).value();
-  c.sglang->max_prefill_tokens = 16384;
+  sglang::forward_of(c)->max_prefill_tokens = 16384;
   EXPECT_EQ(case_to_binary(c), (Bytes{2, 0x80, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}));
   // A version 2 input with chunking on still means 16384, and a version 3 one without chunking
   // reads as version 2 does (its canonical form is version 2).
   EXPECT_EQ(case_from_fuzz_input(Bytes{2, 0x80, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}).value(), c);
   Case unchunked = c;
-  unchunked.sglang->chunked_prefill_size = -1;
-  unchunked.sglang->max_prefill_tokens = 16;
+  sglang::forward_of(unchunked)->chunked_prefill_size = -1;
+  sglang::forward_of(unchunked)->max_prefill_tokens = 16;
   EXPECT_EQ(case_to_binary(unchunked), (Bytes{2, 0x00, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}));
   EXPECT_EQ(case_from_fuzz_input(Bytes{3, 0x00, 0x00, 0, 0, 1, 0, 7, 0, 3, 15, 3}).value(), unchunked);
 }
@@ -216,7 +216,7 @@ std::vector<int64_t> gen_buckets(int64_t unit) {
 // The texts and records no behaviour reads, shared by both engines' generators.
 void gen_extras(Case& c) {
   if (*rc::gen::arbitrary<bool>())
-    c.profile = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any, Profile::sglang, Profile::sglang_miles);
+    c.profile = *rc::gen::elementOf(all_profiles());
   c.note = *rc::gen::element<std::string>("", "from a production log", "quote \" and \\ and \xc3\xa9",
                                           std::string("a NUL\0byte", 10),
                                           std::string(static_cast<size_t>(limits::kMaxTextBytes), 'n'),
@@ -300,8 +300,8 @@ RC_GTEST_PROP(CaseBinaryProperty, EveryVllmCaseTheJsonReaderAcceptsRoundTrips, (
 rc::Gen<Case> gen_any_sglang_case() {
   return rc::gen::exec([] {
     Case c;
-    c.engine = Engine::sglang;
-    sglang::Forward& f = c.sglang.emplace();
+    c.engine = sglang::engine();
+    sglang::Forward& f = c.engine_fields.emplace<sglang::Forward>();
     f.dp_attention = *rc::gen::arbitrary<bool>();
     c.topology.dp = f.dp_attention ? static_cast<int>(*rc::gen::element<int64_t>(2, 3, 7, limits::kMaxDp)) : 1;
     c.topology.tp = static_cast<int>(edge_value(1, limits::kMaxTp));
@@ -337,9 +337,8 @@ RC_GTEST_PROP(CaseBinaryProperty, EverySglangCaseTheJsonReaderAcceptsRoundTrips,
   const Result<Case> read = case_from_json_text(case_to_json_text(drawn));
   RC_PRE(read.ok());
   RC_ASSERT(*read == drawn);
-  RC_TAG(drawn.sglang->chunked_prefill_size != -1 && drawn.sglang->max_prefill_tokens != 16384
-             ? "chunked, own max_prefill_tokens"
-             : "other");
+  const sglang::Forward& f = *sglang::forward_of(drawn);
+  RC_TAG(f.chunked_prefill_size != -1 && f.max_prefill_tokens != 16384 ? "chunked, own max_prefill_tokens" : "other");
   const Bytes bytes = case_to_binary(*read);
   const Result<Case> decoded = case_from_fuzz_input(bytes);
   if (!decoded) RC_FAIL(decoded.error().message);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "reference/engines/sglang/fields.hpp"
 #include "tests/support/case_gen.hpp"
 #include "tests/support/scratch_dir.hpp"
 
@@ -210,6 +211,53 @@ TEST(CaseJson, FileErrorsNameTheFile) {
   ASSERT_FALSE(unwritable);
   EXPECT_EQ(unwritable.error().message,
             (dir / "no-such-dir" / "x.json").string() + ": cannot open for writing: No such file or directory");
+}
+
+// An SGLang case (its codec part, fuzz/engines/sglang/codec_json.cpp): the issue's key order,
+// last_decode_bucket written with cuda_graph, max_prefill_tokens only when not the default.
+constexpr const char* kSglangExample = R"({
+  "format": "r3fuzz-case/1",
+  "engine": "sglang",
+  "topology": {"dp": 1, "tp": 1, "dp_attention": false, "a2a": "none"},
+  "model": {"layers": 2, "top_k": 1, "experts": 8},
+  "forward": "extend",
+  "tokens": [3],
+  "cuda_graph": {"prefill": [4, 8]},
+  "last_decode_bucket": null,
+  "tbo": false,
+  "chunked_prefill_size": 16,
+  "max_running_requests": 4,
+  "max_prefill_tokens": 8,
+  "layer": 0,
+  "profile": "sglang-miles",
+  "note": "from a log"
+}
+)";
+
+TEST(CaseJsonSglang, ReadsAndWritesItsOwnDocumentByteForByte) {
+  auto c = case_from_json_text(kSglangExample);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->engine, sglang::engine());
+  ASSERT_NE(sglang::forward_of(*c), nullptr);
+  EXPECT_EQ(sglang::forward_of(*c)->max_prefill_tokens, 8);
+  EXPECT_EQ(c->profile, Profile::of(sglang::engine(), 1));
+  EXPECT_EQ(case_to_json_text(*c), kSglangExample);
+  EXPECT_EQ(case_from_json(case_to_json(*c)).value(), *c);
+}
+
+TEST(CaseJsonSglang, TheEngineKeyChoosesTheFields) {
+  auto doc = nlohmann::ordered_json::parse(kSglangExample);
+  doc["max_num_tokens"] = 8;
+  EXPECT_EQ(error_of(doc.dump()),
+            "case: unknown key \"max_num_tokens\" (allowed: format, engine, topology, model, forward, tokens, requests, "
+            "spec_width, cuda_graph, last_decode_bucket, tbo, chunked_prefill_size, max_running_requests, "
+            "max_prefill_tokens, layer, profile, note, expect)");
+  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: \"tgi\" is not one of vllm, sglang");
+  EXPECT_EQ(error_of(with("engine", "1")), "engine: expected a string, got number");
+  // "engine": "vllm" is the default engine's document, as with no "engine" at all.
+  auto explicit_default = case_from_json_text(with("engine", "\"vllm\""));
+  ASSERT_TRUE(explicit_default) << explicit_default.error().message;
+  EXPECT_EQ(*explicit_default, case_from_json_text(kDesignExample).value());
 }
 
 RC_GTEST_PROP(CaseJsonProperty, TextRoundTripIsIdentity, ()) {

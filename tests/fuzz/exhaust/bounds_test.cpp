@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
+
 namespace r3 {
 namespace {
 
@@ -9,6 +12,19 @@ TEST(ExhaustBounds, DefaultsAreValidAndDescribed) {
   ExhaustBounds b;
   EXPECT_TRUE(validate(b).ok());
   EXPECT_EQ(describe(b), "D<=4 T<=4 sum(tokens)<=9 M<=9 L=2 K=1 E=4, profile vllm");
+}
+
+// Under profile any the default engine's space reads as profile any always did; another
+// engine's alone is named.
+TEST(ExhaustBounds, ProfileAnyNamesAnEngineOtherThanTheDefault) {
+  ExhaustBounds b{.max_dp = 3, .max_tp = 2, .max_tokens = 4, .max_m = 4, .profile = Profile::any()};
+  EXPECT_EQ(describe(b), "D<=3 T<=2 sum(tokens)<=4 M<=4 L=2 K=1 E=4, profile any");
+  b.engine = vllm::engine();
+  EXPECT_EQ(describe(b), "D<=3 T<=2 sum(tokens)<=4 M<=4 L=2 K=1 E=4, profile any");
+  b.engine = sglang::engine();
+  EXPECT_EQ(describe(b), "D<=3 T<=2 sum(tokens)<=4 M<=4 L=2 K=1 E=4, profile any (sglang cases)");
+  b.profile = Profile::of(sglang::engine(), 0);
+  EXPECT_EQ(describe(b), "D<=3 T<=2 sum(tokens)<=4 M<=4 L=2 K=1 E=4, profile sglang");
 }
 
 TEST(ExhaustBounds, OutOfRangeNamesTheFlag) {

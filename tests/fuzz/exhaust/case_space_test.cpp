@@ -2,19 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include "fuzz/engines/vllm/exhaust.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
 namespace {
 
-// The whole case space (profile any): these tests are about the enumeration itself.
-// vLLM's space: SGLang's has its own tests (tests/fuzz/exhaust/sglang_space_test.cpp).
-ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any, .engine = Engine::vllm}; }
+// The whole case space (profile any): these tests are about the enumeration itself, through
+// vLLM's part (fuzz/engines/vllm/exhaust.hpp); SGLang's has its own tests
+// (tests/fuzz/engines/sglang/exhaust_test.cpp).
+ExhaustBounds tiny() { return {.max_dp = 2, .max_tp = 1, .max_tokens = 2, .max_m = 2, .profile = Profile::any(), .engine = vllm::engine()}; }
+
+Profile vllm_legacy() { return Profile::of(vllm::engine(), 1); }
+Profile sglang_profile() { return Profile::of(sglang::engine(), 0); }
+Profile sglang_miles() { return Profile::of(sglang::engine(), 1); }
 
 TEST(CaseSpace, UnitsComeInTheStatedOrder) {
   std::vector<std::pair<bool, std::vector<int64_t>>> got;
-  for (const CaseUnit& u : enumerate_units(tiny())) got.push_back({u.topology.ep, u.tokens});
+  for (const CaseUnit& u : enumerate_units(tiny())) got.push_back({u.topology.ep, u.counts});
   using V = std::vector<int64_t>;
   const std::vector<std::pair<bool, std::vector<int64_t>>> want = {
       {false, V{0}},    {false, V{1}},    {false, V{2}},                                      // D=1 plain
@@ -41,19 +49,29 @@ TEST(CaseSpace, SpNeedsTwoDpAndTwoTpRanks) {
   EXPECT_EQ(sp_units, 6);  // the six D=2 token vectors with sum <= 2
 }
 
+// Under profile any every engine's units come, in registry order, each engine's in its own.
+TEST(CaseSpace, EnginesComeInRegistryOrder) {
+  const ExhaustBounds b{.max_dp = 1, .max_tp = 1, .max_tokens = 0, .max_m = 1, .profile = Profile::any()};
+  std::vector<Engine> engines;
+  for (const CaseUnit& u : enumerate_units(b)) engines.push_back(u.engine);
+  std::vector<Engine> want(2, vllm::engine());  // plain and ep
+  want.resize(2 + 4 * 3, sglang::engine());     // every a2a backend and forward kind
+  EXPECT_EQ(engines, want);
+}
+
 TEST(CaseSpace, PaddingVariants) {
-  EXPECT_EQ(padding_variant(0, 5), (Padding{PaddingMode::none, {}}));
-  EXPECT_EQ(padding_variant(1, 5), (Padding{PaddingMode::dp_max, {}}));
-  EXPECT_EQ(padding_variant(2, 5), (Padding{PaddingMode::cudagraph, {1}}));
-  EXPECT_EQ(padding_variant(3, 5), (Padding{PaddingMode::cudagraph, {2, 4, 8}}));
-  EXPECT_EQ(padding_variant(3, 1), (Padding{PaddingMode::cudagraph, {2}}));
-  EXPECT_EQ(padding_variant(4, 5), (Padding{PaddingMode::cudagraph, {6}}));
+  EXPECT_EQ(vllm::padding_variant(0, 5), (Padding{PaddingMode::none, {}}));
+  EXPECT_EQ(vllm::padding_variant(1, 5), (Padding{PaddingMode::dp_max, {}}));
+  EXPECT_EQ(vllm::padding_variant(2, 5), (Padding{PaddingMode::cudagraph, {1}}));
+  EXPECT_EQ(vllm::padding_variant(3, 5), (Padding{PaddingMode::cudagraph, {2, 4, 8}}));
+  EXPECT_EQ(vllm::padding_variant(3, 1), (Padding{PaddingMode::cudagraph, {2}}));
+  EXPECT_EQ(vllm::padding_variant(4, 5), (Padding{PaddingMode::cudagraph, {6}}));
 }
 
 TEST(CaseSpace, ASingleRankUnitExpandsToEveryPaddingMonolithicAndLayer) {
   ExhaustBounds b = tiny();
   b.max_m = 1;
-  const CaseUnit unit{{1, 1, false, false}, {0}};
+  const CaseUnit unit{vllm::engine(), {1, 1, false, false}, {0}};
   std::vector<std::string> seen;
   const int64_t n = for_each_case(unit, b, [&](const Case& c) {
     EXPECT_EQ(c.path, Path::single);
@@ -71,7 +89,7 @@ TEST(CaseSpace, ASingleRankUnitExpandsToEveryPaddingMonolithicAndLayer) {
 
 TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
   ExhaustBounds b = tiny();
-  const CaseUnit unit{{2, 1, false, false}, {2, 1}};
+  const CaseUnit unit{vllm::engine(), {2, 1, false, false}, {2, 1}};
   int64_t chunked = 0, micro = 0, total = 0;
   for_each_case(unit, b, [&](const Case& c) {
     ++total;
@@ -97,7 +115,7 @@ TEST(CaseSpace, ChunksAndMicrobatchesOnlyWhereTheyApply) {
 // Every enumerated case is valid and inside the profile; the sizes of these spaces change only
 // when the enumeration does.
 int64_t checked_space_size(Profile profile) {
-  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4, .profile = profile, .engine = Engine::vllm};
+  const ExhaustBounds b{.max_dp = 3, .max_tp = 3, .max_tokens = 4, .max_m = 4, .profile = profile, .engine = vllm::engine()};
   int64_t cases = 0;
   for (const CaseUnit& u : enumerate_units(b)) {
     for_each_case(u, b, [&](const Case& c) {
@@ -113,13 +131,13 @@ int64_t checked_space_size(Profile profile) {
 }
 
 TEST(CaseSpace, EveryEnumeratedCaseIsValidAndInsideItsProfile) {
-  EXPECT_EQ(checked_space_size(Profile::any), 178512);
-  EXPECT_EQ(checked_space_size(Profile::vllm_legacy), 45442);
-  EXPECT_EQ(checked_space_size(Profile::vllm), 24142);
+  EXPECT_EQ(checked_space_size(Profile::any()), 178512);
+  EXPECT_EQ(checked_space_size(vllm_legacy()), 45442);
+  EXPECT_EQ(checked_space_size(kDefaultProfile), 24142);
 }
 
 TEST(CaseSpace, VisitStopsWhenAsked) {
-  const CaseUnit unit{{1, 1, false, false}, {0}};
+  const CaseUnit unit{vllm::engine(), {1, 1, false, false}, {0}};
   int calls = 0;
   EXPECT_EQ(for_each_case(unit, tiny(), [&](const Case&) { return ++calls < 3; }), 3);
 }
@@ -134,8 +152,8 @@ namespace {
 // with listing every unit and expanding it, on spaces small enough to list.
 TEST(CaseSpace, CountingAgreesWithEnumerating) {
   for (const ExhaustBounds& b :
-       {tiny(), ExhaustBounds{.max_dp = 3, .max_tp = 3, .max_tokens = 5, .max_m = 4, .profile = Profile::any, .engine = Engine::vllm},
-        ExhaustBounds{.max_dp = 4, .max_tp = 2, .max_tokens = 6, .max_m = 7, .layers = 1, .profile = Profile::any, .engine = Engine::vllm}}) {
+       {tiny(), ExhaustBounds{.max_dp = 3, .max_tp = 3, .max_tokens = 5, .max_m = 4, .profile = Profile::any(), .engine = vllm::engine()},
+        ExhaustBounds{.max_dp = 4, .max_tp = 2, .max_tokens = 6, .max_m = 7, .layers = 1, .profile = Profile::any(), .engine = vllm::engine()}}) {
     const std::vector<CaseUnit> units = enumerate_units(b);
     int64_t cases = 0;
     for (const CaseUnit& unit : units) cases += for_each_case(unit, b, [](const Case&) { return true; });
@@ -144,7 +162,7 @@ TEST(CaseSpace, CountingAgreesWithEnumerating) {
     EXPECT_EQ(size.cases, cases) << describe(b);
     // A vLLM profile's space is a subset: the count bounds it.
     ExhaustBounds vllm = b;
-    vllm.profile = Profile::vllm;
+    vllm.profile = kDefaultProfile;
     int64_t vllm_cases = 0;
     for (const CaseUnit& unit : units) vllm_cases += for_each_case(unit, vllm, [](const Case&) { return true; });
     EXPECT_EQ(count_space(vllm).cases, cases);
@@ -160,26 +178,26 @@ TEST(CaseSpace, CountingTheLargestBoundsListsNothing) {
 }
 
 // SGLang's units are counted as vLLM's are, and a unit's cases from its sizes and knobs
-// (count_sglang_cases): both agree with listing every unit and visiting every case, under profile
+// (its EngineExhaust::count_cases): both agree with listing every unit and visiting every case, under profile
 // any (exact) and each SGLang profile (an upper bound), and for both engines at once.
 TEST(CaseSpace, CountingSglangsSpaceAgreesWithEnumeratingIt) {
   for (const ExhaustBounds& b :
-       {ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 3, .max_m = 3, .profile = Profile::any, .engine = Engine::sglang},
-        ExhaustBounds{.max_dp = 3, .max_tp = 1, .max_tokens = 4, .max_m = 2, .layers = 1, .profile = Profile::any, .engine = Engine::sglang},
-        ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 2, .max_m = 2, .profile = Profile::any, .engine = std::nullopt}}) {
+       {ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 3, .max_m = 3, .profile = Profile::any(), .engine = sglang::engine()},
+        ExhaustBounds{.max_dp = 3, .max_tp = 1, .max_tokens = 4, .max_m = 2, .layers = 1, .profile = Profile::any(), .engine = sglang::engine()},
+        ExhaustBounds{.max_dp = 2, .max_tp = 2, .max_tokens = 2, .max_m = 2, .profile = Profile::any(), .engine = std::nullopt}}) {
     const std::vector<CaseUnit> units = enumerate_units(b);
     int64_t cases = 0;
     for (const CaseUnit& unit : units) cases += for_each_case(unit, b, [](const Case&) { return true; });
     const SpaceSize size = count_space(b);
     EXPECT_EQ(size.units, static_cast<int64_t>(units.size())) << describe(b);
     EXPECT_EQ(size.cases, cases) << describe(b);
-    for (Profile p : {Profile::sglang, Profile::sglang_miles}) {
+    for (Profile p : {sglang_profile(), sglang_miles()}) {
       ExhaustBounds in_profile = b;
       in_profile.profile = p;
       int64_t profile_cases = 0;
       for (const CaseUnit& unit : enumerate_units(in_profile))
         profile_cases += for_each_case(unit, in_profile, [](const Case&) { return true; });
-      if (b.engine == Engine::sglang) {
+      if (b.engine == sglang::engine()) {
         EXPECT_EQ(count_space(in_profile).cases, cases) << describe(in_profile);
       }
       EXPECT_LT(profile_cases, cases) << describe(in_profile);
@@ -191,7 +209,7 @@ TEST(CaseSpace, CountingTheLargestSglangBoundsListsNothing) {
   // exhaust --profile sglang at every flag's largest value listed 9.2 billion units and reached
   // 24 GB before its refusal; counting them takes a fraction of a second and nothing that grows.
   const SpaceSize size =
-      count_space({.max_dp = 8, .max_tp = 8, .max_tokens = 32, .max_m = 32, .profile = Profile::sglang, .engine = std::nullopt});
+      count_space({.max_dp = 8, .max_tp = 8, .max_tokens = 32, .max_m = 32, .profile = sglang_profile(), .engine = std::nullopt});
   // 8 * 4 * 3 shapes for each of the 8 TP sizes, times the count vectors of each D.
   int64_t vectors = 0;
   for (int dp = 1; dp <= 8; ++dp) vectors += exhaust::count_vectors_up_to(dp, 32, 32);

@@ -6,6 +6,7 @@
 #include "fuzz/exhaust/case_space.hpp"
 #include "fuzz/exhaust/comparison.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/engines/vllm/policy.hpp"
 
 namespace r3 {
 namespace {
@@ -48,7 +49,7 @@ TEST(ExhaustSearch, VllmPre50874SmallestReachableCounterexampleIsTheReplayBuffer
 TEST(ExhaustSearch, VllmPre50874SmallestCounterexampleUnderProfileAnyIsABucketAboveM) {
   PolicyImplementation impl(make_vllm_pre_50874_policy());
   ExhaustBounds b = small();
-  b.profile = Profile::any;
+  b.profile = Profile::any();
   const ExhaustReport r = exhaust_search(b, differs_from_reference(judge_implementation(impl)), {2, {}});
   ASSERT_TRUE(r.counterexample.has_value());
   // Unit 0 (D=1, T=1, tokens [0]), M=1, path single: paddings none, dp_max and cudagraph [1]

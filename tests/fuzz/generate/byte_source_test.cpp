@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fuzz/generate/case_domain.hpp"
+#include "reference/engines/vllm/model.hpp"
 
 namespace r3 {
 namespace {
@@ -26,16 +27,16 @@ TEST(ByteSource, NoBytesGiveTheSimplestCase) {
   Case simplest;
   simplest.tokens = {0};
   ByteSource a(none);
-  EXPECT_EQ(draw(a, {Profile::any, bounds_of(SizeClass::tiny), Engine::vllm}), simplest);
+  EXPECT_EQ(draw(a, {Profile::any(), bounds_of(SizeClass::tiny), vllm::engine()}), simplest);
   simplest.tokens = {1};  // vLLM runs no step with every rank idle
   ByteSource b(none);
-  EXPECT_EQ(draw(b, {Profile::vllm, bounds_of(SizeClass::tiny)}), simplest);
+  EXPECT_EQ(draw(b, {kDefaultProfile, bounds_of(SizeClass::tiny)}), simplest);
 }
 
 TEST(ByteSource, TheFirstByteIsTheTpChoice) {
   const std::vector<uint8_t> bytes = {3};
   ByteSource source(bytes);
-  const Case c = draw(source, {Profile::any, bounds_of(SizeClass::tiny), Engine::vllm});
+  const Case c = draw(source, {Profile::any(), bounds_of(SizeClass::tiny), vllm::engine()});
   EXPECT_EQ(c.topology, (Topology{1, 4, false, false}));
   EXPECT_EQ(c.tokens, std::vector<int64_t>{0});
 }

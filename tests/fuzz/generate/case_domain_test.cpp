@@ -8,6 +8,8 @@
 #include "fuzz/generate/byte_source.hpp"
 #include "fuzz/generate/enumerating_source.hpp"
 #include "fuzz/generate/seeded_source.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/rc_source.hpp"
@@ -31,7 +33,7 @@ std::string outside(const Case& c, const CaseDomain& domain) {
 }
 
 CaseDomain any_domain() {
-  CaseDomain domain{*rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any),
+  CaseDomain domain{*rc::gen::element(kDefaultProfile, Profile::of(vllm::engine(), 1), Profile::any()),
                     bounds_of(*rc::gen::element(SizeClass::tiny, SizeClass::small, SizeClass::production))};
   domain.bounds.metadata_overrides = *rc::gen::arbitrary<bool>();
   if (*rc::gen::arbitrary<bool>()) domain.bounds.max_experts = limits::kMaxExperts;
@@ -93,7 +95,7 @@ class CheckingSeededSource final : public Source {
 };
 
 TEST(CaseDomain, SeededDistributionsStayInsideTheirChoicesRanges) {
-  for (Profile profile : {Profile::vllm, Profile::vllm_legacy, Profile::any}) {
+  for (Profile profile : {kDefaultProfile, Profile::of(vllm::engine(), 1), Profile::any()}) {
     for (SizeClass size : {SizeClass::tiny, SizeClass::small, SizeClass::production}) {
       CaseDomain domain{profile, bounds_of(size)};
       domain.bounds.metadata_overrides = true;
@@ -108,7 +110,7 @@ TEST(CaseDomain, SeededDistributionsStayInsideTheirChoicesRanges) {
 }
 
 TEST(CaseDomain, TheSeededSourceDrawsTheSameCaseThroughEitherEntry) {
-  const CaseDomain domain{Profile::any, bounds_of(SizeClass::small)};
+  const CaseDomain domain{Profile::any(), bounds_of(SizeClass::small)};
   for (uint64_t seed = 0; seed < 500; ++seed) {
     Rng a(seed), b(seed);
     SeededSource direct(a), through_base(b);
@@ -117,7 +119,7 @@ TEST(CaseDomain, TheSeededSourceDrawsTheSameCaseThroughEitherEntry) {
 }
 
 TEST(CaseDomain, RequireSpGivesOnlySpTopologies) {
-  CaseDomain domain{Profile::any, bounds_of(SizeClass::tiny)};
+  CaseDomain domain{Profile::any(), bounds_of(SizeClass::tiny)};
   domain.bounds.require_sp = true;
   const std::vector<uint8_t> none;
   ByteSource simplest(none);
@@ -162,6 +164,57 @@ TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
   EXPECT_EQ(recorded_choice(c, Field::token_shape, 0), std::nullopt);
   c.padding.cudagraph_sizes = {1, 3};
   EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), 0);
+}
+
+TEST(CaseDomain, TheDrawnEnginesAreTheDomainsOrTheProfilesDrawableOnes) {
+  const CaseDomain any{Profile::any(), bounds_of(SizeClass::tiny)};
+  EXPECT_EQ(drawn_engines(any), (std::vector<Engine>{vllm::engine(), sglang::engine()}));
+  EXPECT_EQ(drawn_engines({kDefaultProfile, bounds_of(SizeClass::tiny)}), std::vector<Engine>{vllm::engine()});
+  EXPECT_EQ(drawn_engines({Profile::of(sglang::engine(), 1), bounds_of(SizeClass::tiny)}),
+            std::vector<Engine>{sglang::engine()});
+  EXPECT_EQ(drawn_engines({Profile::any(), bounds_of(SizeClass::tiny), sglang::engine()}),
+            std::vector<Engine>{sglang::engine()});
+  EXPECT_TRUE(check_drawable(any).ok());
+}
+
+// The engine choice under profile any is the first draw, r.chance(35) for SGLang: the draw the
+// campaigns' seeds have always meant (changing it changes every campaign under any).
+TEST(CaseDomain, UnderAnyTheEngineIsSglangWithTheSeededChanceOf35) {
+  const CaseDomain domain{Profile::any(), bounds_of(SizeClass::small)};
+  int sglang_cases = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Rng expected(seed), drawn(seed);
+    const bool is_sglang = expected.chance(35);
+    SeededSource source(drawn);
+    const Case c = draw(source, domain);
+    EXPECT_EQ(c.engine, is_sglang ? sglang::engine() : vllm::engine()) << seed;
+    sglang_cases += is_sglang;
+  }
+  EXPECT_GT(sglang_cases, 0);
+  EXPECT_LT(sglang_cases, 300);
+}
+
+// A replayed case keeps its engine and its engine's own fields.
+TEST(CaseDomain, AnEnginesOwnFieldsAreRecordedByItsDrawPart) {
+  Case c;
+  c.engine = sglang::engine();
+  sglang::Forward& f = c.engine_fields.emplace<sglang::Forward>();
+  f.tbo = true;
+  f.kind = sglang::ForwardKind::decode;
+  f.requests = {3, 5};
+  f.cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
+  f.last_decode_bucket = 4;
+  EXPECT_EQ(recorded_choice(c, Field::engine, 0), 1);
+  EXPECT_EQ(recorded_choice(c, Field::tbo, 0), 1);
+  EXPECT_EQ(recorded_choice(c, Field::forward, 0), static_cast<int64_t>(sglang::ForwardKind::decode));
+  EXPECT_EQ(recorded_choice(c, Field::requests, 7), 5);  // a rank the case lacks: the last rank's
+  EXPECT_EQ(recorded_choice(c, Field::last_decode_bucket, 0), 2);  // bucket 1, plus one
+  EXPECT_EQ(recorded_list(c, Field::decode_buckets), (std::vector<int64_t>{1, 2}));  // in units of 2 (TBO)
+  EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), std::nullopt);  // vLLM's hint
+  Case v;
+  EXPECT_EQ(recorded_choice(v, Field::engine, 0), 0);
+  EXPECT_EQ(recorded_choice(v, Field::tbo, 0), std::nullopt);
+  EXPECT_TRUE(recorded_list(v, Field::decode_buckets).empty());
 }
 
 TEST(CaseDomain, SizeClassBoundsMatchTheirDocumentedLimits) {

@@ -7,6 +7,7 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/generate/case_domain.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -18,7 +19,7 @@ CaseDomain tiny_domain(Profile profile) {
   DomainBounds b;
   b.max_dp = 1, b.max_ranks = 1, b.max_tp = 1, b.max_tokens = 2, b.max_layers = 1, b.max_top_k = 1, b.max_experts = 1;
   b.cudagraph = false;
-  return {profile, b, Engine::vllm};  // vLLM's cases: the counts below are theirs
+  return {profile, b, vllm::engine()};  // vLLM's cases: the counts below are theirs
 }
 
 std::vector<Case> enumerate(const CaseDomain& domain) {
@@ -36,7 +37,7 @@ std::set<std::vector<uint8_t>> distinct(const std::vector<Case>& cases) {
 }
 
 TEST(EnumeratingSource, VisitsEveryCaseOfTheBoundsOnce) {
-  const std::vector<Case> cases = enumerate(tiny_domain(Profile::any));
+  const std::vector<Case> cases = enumerate(tiny_domain(Profile::any()));
   EXPECT_EQ(cases.size(), 40u);
   EXPECT_EQ(distinct(cases).size(), 40u);
   for (const Case& c : cases) EXPECT_TRUE(validate(c).ok());
@@ -51,10 +52,10 @@ TEST(EnumeratingSource, VisitsEveryCaseOfTheBoundsOnce) {
 
 TEST(EnumeratingSource, AProfileFoldsTheCasesItCannotRunIntoOnesItCan) {
   // Under vllm a step with every rank idle gets one token: tokens [0] and [1] become one case.
-  const std::vector<Case> cases = enumerate(tiny_domain(Profile::vllm));
+  const std::vector<Case> cases = enumerate(tiny_domain(kDefaultProfile));
   EXPECT_EQ(cases.size(), 40u);
   EXPECT_EQ(distinct(cases).size(), 24u);
-  for (const Case& c : cases) EXPECT_TRUE(in_profile(c, Profile::vllm));
+  for (const Case& c : cases) EXPECT_TRUE(in_profile(c, kDefaultProfile));
 }
 
 TEST(EnumeratingSource, ReplaysThePrefixAndAdvancesTheLastChoice) {

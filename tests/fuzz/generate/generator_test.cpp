@@ -6,7 +6,9 @@
 #include <map>
 #include <string>
 
+#include "fuzz/engines/vllm/draw.hpp"
 #include "fuzz/generate/rng.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 
@@ -83,7 +85,7 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
     if (c.idle_dummy) ++seen["idle dummy"];
     const Status inside = check_profile(c, options.profile);
     EXPECT_TRUE(inside.ok()) << "case #" << i << ": " << inside.error().message;
-    if (c.padding.mode == PaddingMode::cudagraph && c.padding.cudagraph_sizes == vllm_default_cudagraph_sizes())
+    if (c.padding.mode == PaddingMode::cudagraph && c.padding.cudagraph_sizes == vllm::default_cudagraph_sizes())
       ++seen["vllm default cudagraph sizes"];
     const std::vector<int64_t> n = derive_num_tokens_across_dp(c);
     int64_t most = 0;
@@ -113,7 +115,7 @@ std::map<std::string, int> features(const GeneratorOptions& options, int count) 
 }
 
 TEST(Generator, ValidCasesThatReachEveryEdgeOfTheContract) {
-  const std::map<std::string, int> seen = features({.profile = Profile::any, .engine = Engine::vllm}, 20000);
+  const std::map<std::string, int> seen = features({.profile = Profile::any(), .engine = vllm::engine()}, 20000);
   for (const char* feature :
        {"path single", "path gathered", "path local", "path sp_shard", "padding none", "padding dp_max",
         "padding cudagraph", "size tiny", "size small", "size production", "tp 1", "tp 2", "tp 3", "tp 4", "tp 6",
@@ -145,15 +147,15 @@ TEST(Generator, ProfileVllmReachesEveryEdgeVllmCanRun) {
 }
 
 TEST(Generator, ProfileVllmLegacyAddsDpChunking) {
-  const std::map<std::string, int> seen = features({.profile = Profile::vllm_legacy}, 5000);
+  const std::map<std::string, int> seen = features({.profile = Profile::of(vllm::engine(), 1)}, 5000);
   EXPECT_GT(seen.count("dp_chunk with several chunks") ? seen.at("dp_chunk with several chunks") : 0, 0);
   EXPECT_EQ(seen.count("n_d > M (bucket above M)"), 0u);
 }
 
 TEST(Generator, OptionsTurnOnOverridesAndWideExperts) {
   GeneratorOptions options;
-  options.profile = Profile::any;  // no vLLM profile has metadata overrides
-  options.engine = Engine::vllm;
+  options.profile = Profile::any();  // no vLLM profile has metadata overrides
+  options.engine = vllm::engine();
   options.metadata_overrides = true;
   options.wide_experts = true;
   const std::map<std::string, int> seen = features(options, 5000);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/capturer.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/case_fixtures.hpp"

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "reference/engine_model.hpp"
+#include "reference/engines/sglang/fields.hpp"
+
 namespace r3 {
 namespace {
 
@@ -64,6 +67,34 @@ TEST(Registry, FaultFlagFaultsANameWithoutOne) {
 
 TEST(Registry, DefaultsAreBothVllmModels) {
   EXPECT_EQ(default_implementation_names(), (std::vector<std::string>{"vllm-50874", "vllm-pre-50874"}));
+}
+
+// The policy rows are each engine's models (EngineModel::policies()), in registry order, with
+// their descriptions; the adapter and the GPU pipeline follow.
+TEST(Registry, PolicyRowsAreEachEnginesModelsInRegistryOrder) {
+  std::vector<std::string> names;
+  size_t row = 0;
+  const auto& rows = registered_implementations();
+  for (const EngineModel* model : engine_models()) {
+    for (const PolicyInfo& policy : model->policies()) {
+      ASSERT_LT(row, rows.size());
+      EXPECT_EQ(rows[row].name, policy.name);
+      EXPECT_EQ(rows[row].summary, policy.description);
+      names.emplace_back(rows[row++].name);
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"vllm-50874", "vllm-pre-50874", "r3-fixed", "sglang", "sglang-miles",
+                                              "sglang-fixed"}));
+  ASSERT_LT(row, rows.size());
+  EXPECT_EQ(rows[row].name, "external:");
+}
+
+// Each profile's defaults are its engine's released versions; any's every engine's, in registry order.
+TEST(Registry, DefaultsAreTheReleasedVersionsOfTheProfilesEngines) {
+  EXPECT_EQ(default_implementation_names(Profile::of(sglang::engine(), 1)),
+            (std::vector<std::string>{"sglang", "sglang-miles"}));
+  EXPECT_EQ(default_implementation_names(Profile::any()),
+            (std::vector<std::string>{"vllm-50874", "vllm-pre-50874", "sglang", "sglang-miles"}));
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST(DifferentialRunner, SkipsMetadataOverridesUnlessAskedFor) {
   EXPECT_FALSE(skipped.abort);
   DifferentialConfig config{{"r3-fixed"}, "", false, ""};
   config.metadata_overrides = true;
-  config.profile = Profile::any;
+  config.profile = Profile::any();
   auto judging = DifferentialRunner::create(config);
   ASSERT_TRUE(judging);
   const DifferentialVerdict judged = judging->run(c);
@@ -82,6 +82,35 @@ TEST(DifferentialRunner, DefaultsToVllm50874AndNamesUnknownImplementations) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message.rfind("R3FUZZ_IMPLS: --impl no-such-impl: unknown implementation", 0), 0u)
       << unknown.error().message;
+}
+
+// Each engine the profile covers, in registry order: its current model, then the GPU pipeline
+// taking its decisions where the build has one ("gpu" for the default engine, else "gpu:MODEL").
+TEST(DifferentialRunner, DefaultsToEachCoveredEnginesCurrentModelAndItsGpuPipeline) {
+  auto names_under = [](std::string profile) {
+    DifferentialConfig config;
+    config.profile = parse_profile(profile).value();
+    auto runner = DifferentialRunner::create(config);
+    EXPECT_TRUE(runner) << runner.error().message;
+    std::vector<std::string> names;
+    if (runner)
+      for (const auto& impl : runner->implementations()) names.push_back(impl->name());
+    return names;
+  };
+  // Each model, followed by its GPU pipeline where this build makes one.
+  const std::map<std::string, std::string> gpu_of = {{"vllm-50874", "gpu"}, {"sglang", "gpu:sglang"}};
+  auto models_of = [&](const std::vector<std::string>& names) {
+    std::vector<std::string> models;
+    for (const std::string& name : names) {
+      const auto gpu = models.empty() ? gpu_of.end() : gpu_of.find(models.back());
+      if (gpu != gpu_of.end() && name == gpu->second) continue;
+      models.push_back(name);
+    }
+    return models;
+  };
+  EXPECT_EQ(models_of(names_under("any")), (std::vector<std::string>{"vllm-50874", "sglang"}));
+  EXPECT_EQ(models_of(names_under("vllm-legacy")), (std::vector<std::string>{"vllm-50874"}));
+  EXPECT_EQ(models_of(names_under("sglang-miles")), (std::vector<std::string>{"sglang"}));
 }
 
 TEST(DifferentialRunner, LatentVerdictsAbortOnlyWhenStrict) {

@@ -6,6 +6,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "fuzz/generate/seeded_source.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/case_fixtures.hpp"
@@ -35,7 +37,7 @@ void expect_fuzzable(const Case& c, Profile p) {
 // The libFuzzer source keeps its profile: every mutation of every part, every crossover and every
 // byte-level mutation of any input is valid, inside the profile and within the fuzz limits.
 RC_GTEST_PROP(MutateProperty, EveryMutationAndCrossOverIsAFuzzableCaseInsideTheProfile, (uint64_t seed)) {
-  const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
+  const Profile p = *rc::gen::element(kDefaultProfile, Profile::of(vllm::engine(), 1), Profile::any());
   const Case a = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .extras = true});
   const Case b = *test::gen_valid_case({.microbatches = true, .dp_chunk = true});
   const CaseDomain domain = fuzz_domain(kLimits, p);
@@ -62,22 +64,22 @@ RC_GTEST_PROP(MutateProperty, EveryMutationAndCrossOverIsAFuzzableCaseInsideTheP
 // The same under each SGLang profile: every mutation, crossover and byte-level mutation of SGLang
 // cases is an SGLang case the profile's version runs, within the fuzz limits.
 RC_GTEST_PROP(MutateProperty, SglangMutationsStayInsideEachSglangProfile, (uint64_t seed)) {
-  const Profile p = *rc::gen::element(Profile::sglang, Profile::sglang_miles);
+  const Profile p = *rc::gen::element(Profile::of(sglang::engine(), 0), Profile::of(sglang::engine(), 1));
   const Case a = *test::gen_valid_case({.profile = p});
   const Case b = *test::gen_valid_case({.profile = p});
-  RC_ASSERT(a.engine == Engine::sglang);
+  RC_ASSERT(a.engine == sglang::engine());
   const CaseDomain domain = fuzz_domain(kLimits, p);
   Rng rng(seed);
   for (int part = 0; part < kCasePartCount; ++part) {
     const Case out = mutate(a, static_cast<CasePart>(part), rng, domain);
-    RC_ASSERT(out.engine == Engine::sglang);
+    RC_ASSERT(out.engine == sglang::engine());
     expect_fuzzable(out, p);
   }
   const Case any_part = mutate(a, rng, domain);
-  RC_ASSERT(any_part.engine == Engine::sglang);
+  RC_ASSERT(any_part.engine == sglang::engine());
   expect_fuzzable(any_part, p);
   const Case crossed = cross_over(a, b, rng, domain);
-  RC_ASSERT(crossed.engine == Engine::sglang);
+  RC_ASSERT(crossed.engine == sglang::engine());
   expect_fuzzable(crossed, p);
   std::vector<uint8_t> bytes = case_to_binary(a);
   const size_t size = bytes.size();
@@ -85,7 +87,7 @@ RC_GTEST_PROP(MutateProperty, SglangMutationsStayInsideEachSglangProfile, (uint6
   const size_t n = mutate_bytes(bytes.data(), size, bytes.size(), static_cast<unsigned>(seed), kLimits, p);
   auto decoded = case_from_binary(std::span<const uint8_t>(bytes.data(), n), kLimits);
   RC_ASSERT(decoded.ok());
-  RC_ASSERT(decoded->engine == Engine::sglang);
+  RC_ASSERT(decoded->engine == sglang::engine());
   expect_fuzzable(*decoded, p);
   const std::vector<uint8_t> ea = case_to_binary(a), eb = case_to_binary(b);
   std::vector<uint8_t> child(ea.size() + eb.size() + 512);
@@ -98,7 +100,7 @@ RC_GTEST_PROP(MutateProperty, SglangMutationsStayInsideEachSglangProfile, (uint6
 // Nothing to repair: replaying a case of the domain gives it back, so a mutation changes only
 // the part it redraws (and what the domain derives from it).
 RC_GTEST_PROP(MutateProperty, AMutationKeepsEveryPartItDoesNotRedraw, (uint64_t seed)) {
-  const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
+  const Profile p = *rc::gen::element(kDefaultProfile, Profile::of(vllm::engine(), 1), Profile::any());
   const CaseDomain domain = fuzz_domain(kLimits, p);
   Rng start_rng(seed);
   SeededSource seeded(start_rng);
@@ -121,7 +123,7 @@ TEST(Mutate, TokenCountsReachTheCornerCaseEdges) {
   Case c = sp_case();
   c.topology.tp = 3;
   c.max_num_tokens = 8;
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::any);
+  const CaseDomain domain = fuzz_domain(kLimits, Profile::any());
   Rng rng(7);
   std::set<int64_t> seen;
   for (int i = 0; i < 400; ++i) {
@@ -134,7 +136,7 @@ TEST(Mutate, TokenCountsReachTheCornerCaseEdges) {
 }
 
 TEST(Mutate, PaddingOffersVllmDefaultCaptureSizesAndBucketsAboveM) {
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::any);
+  const CaseDomain domain = fuzz_domain(kLimits, Profile::any());
   Rng rng(3);
   bool defaults = false;
   bool above_m = false;
@@ -150,7 +152,7 @@ TEST(Mutate, PaddingOffersVllmDefaultCaptureSizesAndBucketsAboveM) {
 }
 
 TEST(Mutate, MetadataMutationsProduceBothAcceptedAndRejectedSteps) {
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::any);
+  const CaseDomain domain = fuzz_domain(kLimits, Profile::any());
   Rng rng(11);
   int rejected = 0;
   int accepted = 0;
@@ -166,7 +168,7 @@ TEST(Mutate, MetadataMutationsProduceBothAcceptedAndRejectedSteps) {
 }
 
 TEST(Mutate, AMutationThatChangesNothingIsTriedAgainWithAnotherPart) {
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::vllm);
+  const CaseDomain domain = fuzz_domain(kLimits, kDefaultProfile);
   Rng rng(21);
   for (int i = 0; i < 100; ++i) EXPECT_NE(mutate(sp_case(), rng, domain), sp_case()) << i;
 }
@@ -241,14 +243,14 @@ double distinct_fraction(uint64_t seed, int steps, const CaseDomain& domain) {
 // 46% of these outputs were new (mean of seeds 1 to 4, 41% to 54% each); now 56% (53% to 59%).
 // The rest revisit a small neighbourhood: a part with few values, a pair crossed again.
 TEST(Mutate, MoreThanHalfTheOutputsOfAFuzzingLoopAreNew) {
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::vllm);
+  const CaseDomain domain = fuzz_domain(kLimits, kDefaultProfile);
   double sum = 0;
   for (uint64_t seed : {1, 2, 3, 4}) sum += distinct_fraction(seed, 2000, domain);
   EXPECT_GT(sum / 4, 0.53);
 }
 
 TEST(CrossOver, NeverReturnsAParent) {
-  const CaseDomain domain = fuzz_domain(kLimits, Profile::vllm);
+  const CaseDomain domain = fuzz_domain(kLimits, kDefaultProfile);
   Rng rng(17);
   Case b = sp_case();
   b.tokens = {2, 2};  // the parents differ in one part: no crossover differs from both

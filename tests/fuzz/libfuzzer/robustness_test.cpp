@@ -8,6 +8,7 @@
 
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "tests/support/case_fixtures.hpp"
 
 namespace r3 {
@@ -48,7 +49,7 @@ TEST(Robustness, RendersAnSglangCaseItDecodes) {
   const std::vector<uint8_t> sglang = {0x2, 0x0, 0x2, 0x38, 0x0, 0x0, 0x2, 0x38, 0x38, 0x0, 0x0, 0x38};
   const auto decoded = case_from_binary(sglang);
   ASSERT_TRUE(decoded.ok()) << decoded.error().message;
-  EXPECT_EQ(decoded->engine, Engine::sglang);
+  EXPECT_EQ(decoded->engine, sglang::engine());
   EXPECT_GE(exercise_decoders(sglang), 1);
 }
 

@@ -5,18 +5,20 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/mutants/report.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "tests/support/budget.hpp"
 
 namespace r3 {
 namespace {
 
 MutantsOptions small_budget() {
-  return {.seeds = 5, .max_cases = 2000, .shrink = false, .equivalence_bounds = {3, 3, 4, 4, 2, 1, 65536}, .jobs = 2};
+  return {.seeds = 5, .max_cases = 2000, .shrink = false, .equivalence_bounds = ExhaustBounds{3, 3, 4, 4, 2, 1, 65536}, .jobs = 2};
 }
 
 TEST(KillMatrix, EveryNonEquivalentPolicyMutantIsKilledOnEverySeed) {
   const MutantsOptions o = small_budget();
-  for (Fault f : faults_for(Engine::vllm)) {
+  for (Fault f : faults_for(vllm::engine())) {
     auto m = make_mutant("r3-fixed", f);
     ASSERT_TRUE(m.ok()) << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
@@ -51,8 +53,8 @@ TEST(KillMatrix, HistoricalVllmPre50874IsKilled) {
 TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
   MutantsOptions o = small_budget();
   o.seeds = test::budget(2, 1);
-  o.equivalence_bounds = test::budget(o.equivalence_bounds, ExhaustBounds{2, 2, 4, 4, 2, 1, 65536});
-  for (Fault f : faults_for(Engine::vllm)) {
+  o.equivalence_bounds = test::budget(*o.equivalence_bounds, ExhaustBounds{2, 2, 4, 4, 2, 1, 65536});
+  for (Fault f : faults_for(vllm::engine())) {
     auto m = make_mutant("gpu", f);
     if (!m.ok()) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
     const MutantResult r = measure_mutant(*m, o);
@@ -62,11 +64,11 @@ TEST(KillMatrix, GpuMutantsAreKilledOrShownEquivalent) {
 }
 
 // SGLang's carriers are hunted on SGLang cases (the case generator's SGLang draws) and carry the
-// faults that fit SGLang's capture; exhaust cannot enumerate SGLang cases, so each must be killed.
+// faults that fit SGLang's capture; each must be killed.
 TEST(KillMatrix, SglangMutantsAreKilledOnEverySeed) {
   const MutantsOptions o = small_budget();
   for (const std::string carrier : {"sglang-fixed", "gpu:sglang-fixed"}) {
-    for (Fault f : faults_for(Engine::sglang)) {
+    for (Fault f : faults_for(sglang::engine())) {
       auto m = make_mutant(carrier, f);
       if (!m.ok() && carrier.starts_with("gpu")) GTEST_SKIP() << "gpu carrier unavailable: " << m.error().message;
       ASSERT_TRUE(m.ok()) << m.error().message;
@@ -75,11 +77,27 @@ TEST(KillMatrix, SglangMutantsAreKilledOnEverySeed) {
       EXPECT_EQ(r.status, MutantStatus::killed) << r.note << " " << r.difference;
       EXPECT_EQ(r.kills(), o.seeds);
       ASSERT_TRUE(r.detected.has_value());
-      EXPECT_EQ(r.detected->engine, Engine::sglang);
+      EXPECT_EQ(r.detected->engine, sglang::engine());
     }
   }
   // A fault of the other engine is no mutant of an SGLang carrier.
   EXPECT_FALSE(make_mutant("sglang-fixed", Fault::no_trim).ok());
+}
+
+// Without options' bounds, each carrier's engine decides equivalence in its own bounds
+// (EngineExhaust::equivalence_bounds), under its own profile when --profile leaves it out.
+TEST(KillMatrix, EquivalenceIsSearchedInTheCarriersEnginesOwnBounds) {
+  auto m = make_mutant("r3-fixed", Fault::layer_unchecked);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  MutantsOptions o = small_budget();
+  o.seeds = 1;
+  o.max_cases = 1;
+  o.equivalence_bounds.reset();
+  o.profile = kDefaultProfile;
+  const MutantResult r = measure_mutant(*m, o);
+  EXPECT_EQ(r.status, MutantStatus::equivalent) << r.note;
+  EXPECT_EQ(r.note.rfind("exhaust D<=3 T<=3 sum(tokens)<=5 M<=5 L=2 K=1 E=65536, profile vllm: no difference within bounds: ", 0), 0u)
+      << r.note;
 }
 
 TEST(KillMatrix, SameSeedsSameCasesUntilDetection) {

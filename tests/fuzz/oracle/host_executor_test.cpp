@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/provenance.hpp"
 #include "tests/support/case_fixtures.hpp"
 

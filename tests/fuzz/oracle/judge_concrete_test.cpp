@@ -3,6 +3,7 @@
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/host_executor.hpp"
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/provenance.hpp"
 #include "tests/support/case_fixtures.hpp"
 

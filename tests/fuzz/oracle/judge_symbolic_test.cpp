@@ -6,6 +6,9 @@
 #include "fuzz/oracle/host_executor.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/sglang/policy.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "tests/support/case_fixtures.hpp"
 #include "tests/support/case_gen.hpp"
 
@@ -210,10 +213,10 @@ std::vector<std::unique_ptr<CapturePolicy>> policies_to_compare() {
   p.push_back(make_r3_fixed_policy());
   p.push_back(std::make_unique<TpAwarePolicy>(make_vllm_50874_policy(), false));
   p.push_back(std::make_unique<TpAwarePolicy>(make_r3_fixed_policy(), true));
-  p.push_back(make_sglang_policy());
-  p.push_back(make_sglang_miles_policy());
-  p.push_back(make_sglang_fixed_policy());
-  p.push_back(std::make_unique<TpAwarePolicy>(make_sglang_fixed_policy(), true));
+  p.push_back(sglang::make_policy(sglang::Version::upstream));
+  p.push_back(sglang::make_policy(sglang::Version::miles));
+  p.push_back(sglang::make_policy(sglang::Version::fixed));
+  p.push_back(std::make_unique<TpAwarePolicy>(sglang::make_policy(sglang::Version::fixed), true));
   return p;
 }
 
@@ -252,8 +255,8 @@ std::string classes_against_ranks(const Case& c, const CapturePolicy& policy) {
 
 RC_GTEST_PROP(JudgeSymbolicProperty, SglangClassesJudgeLikeEveryRankAlone, ()) {
   GeneratorOptions options;
-  options.profile = Profile::any;
-  options.engine = Engine::sglang;
+  options.profile = Profile::any();
+  options.engine = sglang::engine();
   const Case c = generate_case(*rc::gen::arbitrary<uint64_t>(), *rc::gen::inRange<uint64_t>(0, 1000), options).c;
   for (const auto& policy : policies_to_compare()) {
     const std::string diff = classes_against_ranks(c, *policy);
@@ -310,7 +313,7 @@ RC_GTEST_PROP(JudgeSymbolicProperty, ClassesOfIdenticalRanksJudgeLikeEveryRankAl
 // The same on the campaign's own production layouts (up to 512 ranks), every profile's steps.
 TEST(JudgeSymbolic, ClassesJudgeGeneratedProductionCasesLikeEveryRankAlone) {
   GeneratorOptions options;
-  options.profile = Profile::any;
+  options.profile = Profile::any();
   options.sizes = {SizeClass::production};
   options.metadata_overrides = true;
   const auto policies = policies_to_compare();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "reference/engines/sglang/policy.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/sglang_fixtures.hpp"
 
@@ -17,7 +18,7 @@ std::string cause_of(sglang::Version version, const Case& c) {
 
 Case tbo_case() {
   Case c = test::sglang_extend(2, 1, {4, 2});
-  c.sglang->tbo = true;
+  sglang::forward_of(c)->tbo = true;
   return c;
 }
 
@@ -25,8 +26,8 @@ Case tbo_case() {
 // buffer sized, reads dp 1 at r * bs = 4.
 Case verify_capacity_case() {
   Case c = test::sglang_verify(2, 1, {4, 4}, 2);
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->cuda_graph = sglang::CudaGraphs{{4}, {}};
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->cuda_graph = sglang::CudaGraphs{{4}, {}};
   return c;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fuzz/engines/vllm/deployment.hpp"
 #include "reference/layout.hpp"
 #include "reference/validate.hpp"
 
@@ -32,12 +33,18 @@ Deployment qwen() {
 TEST(Deployment, ReadsEveryField) {
   const Deployment d = qwen();
   EXPECT_EQ(d.name, "qwen3-tp4-dp2");
-  EXPECT_EQ(d.topology, (Topology{2, 4, true, true}));
-  EXPECT_EQ(d.model, (ModelShape{94, 8, 128}));
-  EXPECT_EQ(d.path, Path::sp_shard);
-  ASSERT_EQ(d.cudagraph_sizes.size(), 67u);
-  EXPECT_EQ(d.cudagraph_sizes.back(), 512);
-  EXPECT_EQ(d.decode_batches, (std::pair<int64_t, int64_t>{6, 17}));
+  EXPECT_EQ(d.engine, Engine{});  // no "engine": the default engine's
+  EXPECT_EQ(default_profile_of(d), kDefaultProfile);
+  ASSERT_TRUE(d.fields.get<VllmDeployment>());
+  const VllmDeployment& v = vllm_deployment_of(d);
+  EXPECT_EQ(v.topology, (Topology{2, 4, true, true}));
+  EXPECT_EQ(v.model, (ModelShape{94, 8, 128}));
+  EXPECT_EQ(v.path, Path::sp_shard);
+  ASSERT_EQ(v.cudagraph_sizes.size(), 67u);
+  EXPECT_EQ(v.cudagraph_sizes.back(), 512);
+  EXPECT_EQ(v.decode_batches, (std::pair<int64_t, int64_t>{6, 17}));
+  EXPECT_EQ(deployment_case(d).note, "Qwen3-235B-A22B, TP4 DP2 EP");
+  EXPECT_EQ(deployment_case(d).layer, 93);  // the last layer
 }
 
 TEST(Deployment, NamesWhatIsWrong) {

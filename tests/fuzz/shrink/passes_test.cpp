@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string_view>
+#include <vector>
 
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -43,34 +48,55 @@ Case sp_case() {
   return c;
 }
 
+// The proposals of a vLLM case's pass `pass_name`.
 std::vector<Case> proposals(std::string_view pass_name, const Case& c, bool allow_path_change = false) {
   std::vector<Case> out;
-  for (const ShrinkPass& pass : shrink_passes(allow_path_change)) {
+  for (const ShrinkPass& pass : shrink_passes(vllm::engine(), allow_path_change)) {
     if (pass.name == pass_name) pass.propose(c, out);
   }
   return out;
 }
 
-TEST(ShrinkPasses, InReaderOrderWithPathOnlyWhenAllowed) {
+std::vector<std::string_view> pass_names(Engine engine, bool allow_path_change) {
   std::vector<std::string_view> names;
-  for (const ShrinkPass& p : shrink_passes(false)) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string_view>{"dp", "tp", "tokens", "max_num_tokens", "layers", "model", "padding",
-                                                  "calls", "monolithic", "idle_dummy", "metadata", "sglang dp",
-                                                  "sglang tp", "sglang counts", "sglang sizes", "sglang graphs",
-                                                  "sglang tbo"}));
-  names.clear();
-  for (const ShrinkPass& p : shrink_passes(true)) names.push_back(p.name);
-  EXPECT_EQ(names[10], "path");
+  for (const ShrinkPass& p : shrink_passes(engine, allow_path_change)) names.push_back(p.name);
+  return names;
+}
+
+// Each engine's passes, in the order the shrinker has always tried them on its cases.
+TEST(ShrinkPasses, InReaderOrderWithPathOnlyWhenAllowed) {
+  EXPECT_EQ(pass_names(vllm::engine(), false),
+            (std::vector<std::string_view>{"dp", "tp", "tokens", "max_num_tokens", "layers", "model", "padding", "calls",
+                                           "monolithic", "idle_dummy", "metadata"}));
+  EXPECT_EQ(pass_names(vllm::engine(), true)[10], "path");
+  EXPECT_EQ(pass_names(sglang::engine(), false),
+            (std::vector<std::string_view>{"layers", "model", "sglang dp", "sglang tp", "sglang counts",
+                                           "sglang sizes", "sglang graphs", "sglang tbo"}));
+  const std::vector<std::string_view> with_path = pass_names(sglang::engine(), true);
+  EXPECT_EQ(std::vector<std::string_view>(with_path.end() - 2, with_path.end()),
+            (std::vector<std::string_view>{"sglang forward", "sglang a2a"}));
 }
 
 // A part added to the case domain without a pass that reduces it fails here.
 TEST(ShrinkPasses, EveryPartOfTheCaseDomainHasAPass) {
   std::set<CasePart> reduced;
-  for (const ShrinkPass& p : shrink_passes(true)) reduced.insert(p.part);
+  for (Engine e : all_engines()) {
+    for (const ShrinkPass& p : shrink_passes(e, true)) reduced.insert(p.part);
+  }
   std::set<CasePart> parts;
   for (const FieldInfo& f : case_fields()) parts.insert(f.part);
   EXPECT_EQ(reduced, parts);
   EXPECT_EQ(parts.size(), static_cast<size_t>(kCasePartCount));
+}
+
+// The base passes reduce every part of the case format's own fields: an engine whose cases are
+// the base case (vLLM) needs no pass of its own.
+TEST(ShrinkPasses, TheBasePassesReduceEveryPart) {
+  std::vector<ShrinkPass> base;
+  append_base_passes(base, true);
+  std::set<CasePart> reduced;
+  for (const ShrinkPass& p : base) reduced.insert(p.part);
+  EXPECT_EQ(reduced.size(), static_cast<size_t>(kCasePartCount));
 }
 
 TEST(ShrinkPasses, DpPassRemovesRanksWithTheirTokens) {

@@ -9,6 +9,7 @@
 #include "fuzz/codec/case_json.hpp"
 #include "fuzz/oracle/policy_implementation.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "tests/support/case_fixtures.hpp"
 
 // The TEST `r3fuzz shrink big.json --impl vllm-pre-50874` printed, pasted verbatim: it must

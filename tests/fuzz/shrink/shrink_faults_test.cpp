@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/implementations/registry.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/fault.hpp"
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
@@ -103,7 +104,9 @@ Case check_shrinks_within(const Implementation& impl, const std::vector<Case>& i
   EXPECT_LE(small.topology.tp, bound.tp) << summarize(small);
   for (int64_t t : small.tokens) EXPECT_LE(t, bound.tokens) << summarize(small);
   EXPECT_LE(small.max_num_tokens, bound.m) << summarize(small);
-  if (base) EXPECT_FALSE(fails(*base, small)) << "the fault's carrier fails without it: " << summarize(small);
+  if (base) {
+    EXPECT_FALSE(fails(*base, small)) << "the fault's carrier fails without it: " << summarize(small);
+  }
   auto twice = shrink_case(small, judge);
   EXPECT_TRUE(twice.ok());
   if (twice.ok()) {
@@ -160,7 +163,9 @@ TEST_P(ShrinkFault, R3FixedCarrierShrinksFromALargeCaseWithinTheBound) {
   }
   const Expected expected = expected_for(GetParam());
   const Case small = check_shrinks_within(**impl, large_cases(), expected.bound);
-  if (!expected.exact.empty()) EXPECT_EQ(summarize(small), expected.exact);
+  if (!expected.exact.empty()) {
+    EXPECT_EQ(summarize(small), expected.exact);
+  }
 }
 
 // The GPU pipeline (host backend) with the fault, from the largest layouts judged concretely;
@@ -180,7 +185,7 @@ TEST_P(ShrinkFault, GpuCarrierShrinksFromDp8Tp8WithinTheBound) {
   check_shrinks_within(**impl, inputs, expected_for(GetParam()).bound, base->get());
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ShrinkFault, ::testing::ValuesIn(faults_for(Engine::vllm)),
+INSTANTIATE_TEST_SUITE_P(All, ShrinkFault, ::testing::ValuesIn(faults_for(vllm::engine())),
                          [](const auto& info) {
                            std::string name(to_string(info.param));
                            std::replace(name.begin(), name.end(), '-', '_');

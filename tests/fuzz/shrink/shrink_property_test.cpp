@@ -9,7 +9,10 @@
 #include "reference/case_measure.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "fuzz/generate/generator.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/policy.hpp"
+#include "reference/engines/vllm/model.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/layout.hpp"
 #include "tests/support/budget.hpp"
 #include "reference/profile.hpp"
@@ -38,7 +41,7 @@ RC_GTEST_PROP(CaseArbitrary, R3FixedPassesEveryGeneratedCase, (const Case& c)) {
 // Every candidate the shrinker judges, and so every step it takes, keeps the profile of the
 // case it started from (vllm-50874 and vllm-pre-50874 fail inside every profile).
 RC_GTEST_PROP(Shrinker, EveryStepKeepsTheProfile, ()) {
-  const Profile p = *rc::gen::element(Profile::vllm, Profile::vllm_legacy, Profile::any);
+  const Profile p = *rc::gen::element(kDefaultProfile, Profile::of(vllm::engine(), 1), Profile::any());
   const Case c = *test::gen_valid_case({.microbatches = true, .dp_chunk = true, .max_rows = 8, .profile = p});
   const bool pre = *rc::gen::arbitrary<bool>();
   PolicyImplementation impl(pre ? make_vllm_pre_50874_policy() : make_vllm_50874_policy());
@@ -62,13 +65,13 @@ RC_GTEST_PROP(Shrinker, EveryStepKeepsTheProfile, ()) {
 // inside the profile, and so does the case it ends with. 40 failing cases of the generator
 // (20 under the sanitizers, which drive the same passes) cover every SGLang pass.
 TEST(Shrinker, EverySglangStepKeepsTheProfile) {
-  for (Profile p : {Profile::sglang, Profile::sglang_miles}) {
-    PolicyImplementation impl(sglang::make_policy(p == Profile::sglang ? sglang::Version::upstream
+  for (Profile p : {Profile::of(sglang::engine(), 0), Profile::of(sglang::engine(), 1)}) {
+    PolicyImplementation impl(sglang::make_policy(p == Profile::of(sglang::engine(), 0) ? sglang::Version::upstream
                                                                        : sglang::Version::miles));
     const CaseJudge policy_judge = judge_with(impl, JudgeMode::symbolic);
     int judged_outside = 0, shrunk = 0;
     const CaseJudge judge = [&](const Case& candidate) -> Result<Judgement> {
-      judged_outside += !in_profile(candidate, p) || candidate.engine != Engine::sglang;
+      judged_outside += !in_profile(candidate, p) || candidate.engine != sglang::engine();
       return policy_judge(candidate);
     };
     GeneratorOptions generator;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/oracle/policy_implementation.hpp"
+#include "reference/engines/vllm/policy.hpp"
 #include "tests/support/case_print.hpp"
 #include "fuzz/shrink/implementation_judge.hpp"
 #include "reference/policy.hpp"

@@ -11,6 +11,8 @@
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/generate/generator.hpp"
 #include "fuzz/oracle/judge_case.hpp"
+#include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
 #include "reference/fault.hpp"
 #include "reference/layout.hpp"
 
@@ -37,7 +39,7 @@ Tally compare(const std::string& a, const std::string& b, Mode mode_a, Profile p
   for (int i = 0; i < count; ++i) {
     GeneratorOptions options;
     options.profile = profile;
-    options.engine = Engine::sglang;
+    options.engine = sglang::engine();
     options.sizes = {SizeClass::tiny, SizeClass::small};
     const Case c = generate_case(7, static_cast<uint64_t>(i), options).c;
     if (!fits_concrete(c)) continue;
@@ -70,14 +72,14 @@ Tally compare(const std::string& a, const std::string& b, Mode mode_a, Profile p
 TEST(GpuSglangAgreement, EachPipelineAgreesWithItsPolicyModel) {
   for (const std::string policy : {"sglang", "sglang-miles", "sglang-fixed"}) {
     for (Mode mode : {Mode::concrete, Mode::symbolic}) {
-      for (Profile profile : {Profile::any, Profile::sglang, Profile::sglang_miles}) {
+      for (Profile profile : {Profile::any(), Profile::of(sglang::engine(), 0), Profile::of(sglang::engine(), 1)}) {
         const Tally t = compare(policy, "gpu:" + policy, mode, profile, 400, true);
         if (HasFailure()) return;
         EXPECT_GT(t.cases, 300) << policy;
         // upstream and miles fail somewhere on these cases; the fix nowhere.
         if (policy == "sglang-fixed") {
           EXPECT_EQ(t.failing, 0) << to_string(profile);
-        } else if (profile == Profile::any) {
+        } else if (profile == Profile::any()) {
           EXPECT_GT(t.failing, 0) << policy;
         }
       }
@@ -86,20 +88,20 @@ TEST(GpuSglangAgreement, EachPipelineAgreesWithItsPolicyModel) {
 }
 
 TEST(GpuSglangAgreement, BothCarriersOfEachSglangFaultAgree) {
-  for (Fault f : faults_for(Engine::sglang)) {
+  for (Fault f : faults_for(sglang::engine())) {
     const std::string name = "sglang-fixed+" + std::string(to_string(f));
-    const Tally t = compare(name, "gpu:" + name, Mode::concrete, Profile::any, 300, false);
+    const Tally t = compare(name, "gpu:" + name, Mode::concrete, Profile::any(), 300, false);
     if (HasFailure()) return;
     EXPECT_GT(t.failing, 0) << name << " fails somewhere";
   }
 }
 
 TEST(GpuSglangAgreement, EachPipelineServesOnlyItsPolicysEngine) {
-  EXPECT_TRUE(made("gpu")->serves(Engine::vllm));
-  EXPECT_FALSE(made("gpu")->serves(Engine::sglang));
-  EXPECT_TRUE(made("gpu:sglang")->serves(Engine::sglang));
-  EXPECT_FALSE(made("gpu:sglang")->serves(Engine::vllm));
-  EXPECT_FALSE(made("gpu:sglang-fixed+tbo-row0")->serves(Engine::vllm));
+  EXPECT_TRUE(made("gpu")->serves(vllm::engine()));
+  EXPECT_FALSE(made("gpu")->serves(sglang::engine()));
+  EXPECT_TRUE(made("gpu:sglang")->serves(sglang::engine()));
+  EXPECT_FALSE(made("gpu:sglang")->serves(vllm::engine()));
+  EXPECT_FALSE(made("gpu:sglang-fixed+tbo-row0")->serves(vllm::engine()));
 }
 
 TEST(GpuSglangAgreement, AFaultOfTheOtherEngineIsRefused) {

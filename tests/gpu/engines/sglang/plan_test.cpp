@@ -7,6 +7,7 @@
 #include "tests/support/sglang_fixtures.hpp"
 
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace r3::gpu {
@@ -25,9 +26,9 @@ Case sglang_case(int dp, int tp, A2a a2a, ForwardKind kind, std::vector<int64_t>
 }
 
 Case with_graph(Case c, std::vector<int64_t> decode, std::optional<int64_t> last, int64_t w = 1) {
-  c.sglang->cuda_graph = sglang::CudaGraphs{std::move(decode), {}};
-  c.sglang->last_decode_bucket = last;
-  if (w > 1) c.sglang->spec_width = w;
+  sglang::forward_of(c)->cuda_graph = sglang::CudaGraphs{std::move(decode), {}};
+  sglang::forward_of(c)->last_decode_bucket = last;
+  if (w > 1) sglang::forward_of(c)->spec_width = w;
   return c;
 }
 
@@ -133,7 +134,7 @@ TEST(GpuSglang, AnotherA2aBackendWritesItsSliceUngathered) {
 TEST(GpuSglang, TboWritesBothChildrenAndTheFixPlacesTheSecondAtItsOffset) {
   // DP attention, attn_tp 1, extend [4, 2] with TBO: SUM_LEN, children [2, 1] and [2, 1].
   Case c = sglang_case(2, 1, A2a::none, ForwardKind::extend, {4, 2});
-  c.sglang->tbo = true;
+  sglang::forward_of(c)->tbo = true;
   // Upstream: each child at row 0 of a 3-row tensor; dp 1's window starts at 4, beyond both.
   const ConcreteOutcome upstream = run(*gpu(Fault::none, "sglang"), c);
   EXPECT_EQ(rows_of(upstream, c, 1, 0, 2), (std::vector<std::string>{untouched(0), untouched(1)}));
@@ -161,9 +162,9 @@ TEST(GpuSglang, IdleRanksJoinTheGatherAndPublishNothing) {
 TEST(GpuSglang, ACaptureLargerThanTheBufferLandsInItsGuards) {
   // Verify [2, 2], w 4, cps 4, mrr 2: R = max(4, 2) * 2 = 8 rows; MAX_LEN writes 2 * 8 = 16.
   Case c = sglang_case(2, 1, A2a::none, ForwardKind::verify, {2, 2});
-  c.sglang->spec_width = 4;
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->max_running_requests = 2;
+  sglang::forward_of(c)->spec_width = 4;
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->max_running_requests = 2;
   const ConcreteOutcome out = run(*gpu(Fault::none, "sglang"), c);
   EXPECT_EQ(out.allocation.capture_rows, 8);
   for (const ConcreteRank& rank : out.ranks) EXPECT_EQ(rows_past_end(rank.capture), 8);

@@ -40,22 +40,22 @@ Judgement judged(Version version, const Case& c) { return judged(*make_policy(ve
 // A prefill-graph extend under DP attention: [3, 1] on attn_tp 2, prefill bucket 8 (a = [4, 4], MAX_LEN).
 Case prefill_graph_case() {
   Case c = test::sglang_extend(2, 2, {3, 1});
-  c.sglang->cuda_graph = CudaGraphs{{}, {8}};
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{}, {8}};
   return c;
 }
 
 // The same with a decode replay of bucket `bs` before it (the runner's bs is then stale).
 Case prefill_graph_after_replay(int64_t bs) {
   Case c = prefill_graph_case();
-  c.sglang->cuda_graph->decode = {bs};
-  c.sglang->last_decode_bucket = bs;
+  sglang::forward_of(c)->cuda_graph->decode = {bs};
+  sglang::forward_of(c)->last_decode_bucket = bs;
   return c;
 }
 
 // TBO extend [4, 2] over dp 2: children [0, 2) + [0, 1), then [2, 4) + [1, 2).
 Case tbo_case() {
   Case c = test::sglang_extend(2, 1, {4, 2});
-  c.sglang->tbo = true;
+  sglang::forward_of(c)->tbo = true;
   return c;
 }
 
@@ -63,8 +63,8 @@ Case tbo_case() {
 // cps 4 and mrr 4 (R = 8, the tensor 16 rows).
 Case capacity_case() {
   Case c = test::sglang_verify(2, 1, {4, 4}, 2);
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->cuda_graph = CudaGraphs{{4}, {}};
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{4}, {}};
   return c;
 }
 
@@ -72,8 +72,8 @@ Case capacity_case() {
 // [4, 4] replayed at bucket 8, R = 8, the tensor 16 rows.
 Case decode_capacity_case() {
   Case c = test::sglang_decode(2, 1, {4, 4});
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->cuda_graph = CudaGraphs{{8}, {}};
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{8}, {}};
   return c;
 }
 
@@ -81,7 +81,7 @@ TEST(SglangPolicy, NamesPatchesAndVersions) {
   EXPECT_EQ(make_policy(Version::upstream)->name(), "sglang");
   EXPECT_EQ(make_policy(Version::miles)->name(), "sglang-miles");
   EXPECT_EQ(make_policy(Version::fixed)->name(), "sglang-fixed");
-  EXPECT_EQ(make_policy(Version::fixed)->engine(), Engine::sglang);
+  EXPECT_EQ(make_policy(Version::fixed)->engine(), sglang::engine());
   EXPECT_FALSE(make_policy(Version::fixed)->reads_tp_rank());
   EXPECT_EQ(make_policy(Version::upstream)->patch_names(),
             (std::vector<std::string_view>{"window-token-bucket", "prefill-graph-window", "gather-scattered",
@@ -128,7 +128,7 @@ TEST(SglangPolicy, VerifyGraphWindowIsRequestBucketUpstreamAndTokenBucketOnMiles
 TEST(SglangPolicy, PlainDecodeGraphCountsTheSameInRequestsAndTokens) {
   // Decode [3, 1], bucket 4: r * bs = r * bs * 1 = 4 in every version.
   Case c = test::sglang_decode(2, 2, {3, 1});
-  c.sglang->cuda_graph = CudaGraphs{{2, 4}, {}};
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{2, 4}, {}};
   for (Version v : {Version::upstream, Version::miles, Version::fixed}) {
     const CaptureDecision d = last_decision(v, c, 1);
     EXPECT_EQ(d.window, (Window{4, 1, false}));
@@ -193,9 +193,9 @@ TEST(SglangPolicy, PrefillGraphWithAStaleBucketReadsTheRankBefore) {
 TEST(SglangPolicy, WindowPastTheBufferRaisesAShapeMismatch) {
   // R = max(4 * 2, 4 * 2) = 8; a stale bs 16 starts dp 1's window at 16: nothing left of the buffer.
   Case c = test::sglang_extend(2, 1, {3, 3});
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->cuda_graph = CudaGraphs{{16}, {8}};
-  c.sglang->last_decode_bucket = 16;
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{16}, {8}};
+  sglang::forward_of(c)->last_decode_bucket = 16;
   EXPECT_EQ(buffer_rows(c, Version::upstream), 8);
   const CaptureDecision d = last_decision(Version::upstream, c, 1);
   EXPECT_TRUE(d.rejected);
@@ -208,9 +208,9 @@ TEST(SglangPolicy, WindowPastTheBufferRaisesAShapeMismatch) {
 TEST(SglangPolicy, OneRowLeftOfTheBufferBroadcastsToEverySlot) {
   // R = 8, tensor [4, 4] (MAX_LEN), a stale bs 7: buffer[7:11] keeps one row, which broadcasts.
   Case c = test::sglang_extend(2, 1, {4, 4});
-  c.sglang->chunked_prefill_size = 4;
-  c.sglang->cuda_graph = CudaGraphs{{7}, {8}};
-  c.sglang->last_decode_bucket = 7;
+  sglang::forward_of(c)->chunked_prefill_size = 4;
+  sglang::forward_of(c)->cuda_graph = CudaGraphs{{7}, {8}};
+  sglang::forward_of(c)->last_decode_bucket = 7;
   const CaptureDecision d = last_decision(Version::upstream, c, 1);
   EXPECT_FALSE(d.rejected);
   EXPECT_EQ(d.window, (Window{7, 4, false}));
@@ -269,11 +269,11 @@ TEST(SglangPolicy, BufferRowsOfEachVersion) {
   EXPECT_EQ(buffer_rows(c, Version::upstream), 32);
   EXPECT_EQ(buffer_rows(c, Version::miles), 32);
   EXPECT_EQ(buffer_rows(c, Version::fixed), 32);  // dp * align(max(16, 4 * 4, 4 * 4), 2)
-  c.sglang->chunked_prefill_size = -1;
-  c.sglang->max_prefill_tokens = 9;
+  sglang::forward_of(c)->chunked_prefill_size = -1;
+  sglang::forward_of(c)->max_prefill_tokens = 9;
   EXPECT_EQ(buffer_rows(c, Version::upstream), 8);
   EXPECT_EQ(buffer_rows(c, Version::fixed), 2 * 16);  // mrr * w = 16 beats 9
-  c.sglang->max_prefill_tokens = 21;
+  sglang::forward_of(c)->max_prefill_tokens = 21;
   EXPECT_EQ(buffer_rows(c, Version::fixed), 2 * 22);  // 21 aligned to attn_tp 2
   const Case cap = capacity_case();
   EXPECT_EQ(buffer_rows(cap, Version::upstream), 8);
@@ -282,7 +282,7 @@ TEST(SglangPolicy, BufferRowsOfEachVersion) {
   EXPECT_FALSE(make_policy(Version::upstream)->allocate(cap).replay_rows.has_value());
   // A prefill bucket beyond every other size.
   Case p = prefill_graph_case();
-  p.sglang->cuda_graph->prefill = {40};
+  sglang::forward_of(p)->cuda_graph->prefill = {40};
   EXPECT_EQ(buffer_rows(p, Version::fixed), 80);
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "reference/engines/vllm/model.hpp"
 #include "reference/validate.hpp"
 #include "tests/support/sglang_fixtures.hpp"
 
@@ -34,18 +35,17 @@ TEST(SglangValidate, TheFixturesAreValid) {
 
 TEST(SglangValidate, ACaseWithoutItsForwardIsRefused) {
   Case c = test::sglang_extend(1, 1, {1});
-  c.sglang.reset();
+  c.engine_fields.reset();
   EXPECT_EQ(error_of(c), "engine: an SGLang case needs its forward (topology.dp_attention, forward, ...)");
-  Case vllm = test::sglang_extend(1, 1, {1});
-  vllm.engine = Engine::vllm;
-  EXPECT_EQ(r3::validate(vllm).error().message,
-            "engine: a vLLM case carries SGLang fields (topology.dp_attention, forward, ...)");
+  Case other = test::sglang_extend(1, 1, {1});
+  other.engine = vllm::engine();
+  EXPECT_EQ(r3::validate(other).error().message, "engine: a vllm case carries another engine's fields");
 }
 
 TEST(SglangValidate, DpAttentionAndDpGoTogether) {
-  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 2, {1}), [](Case& c) { c.sglang->dp_attention = true; })),
+  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 2, {1}), [](Case& c) { sglang::forward_of(c)->dp_attention = true; })),
             "topology.dp_attention: needs dp > 1 (server_args.py: DP attention runs dp > 1 attention-DP ranks)");
-  EXPECT_EQ(error_of(edited(test::sglang_extend(2, 2, {1, 1}), [](Case& c) { c.sglang->dp_attention = false; })),
+  EXPECT_EQ(error_of(edited(test::sglang_extend(2, 2, {1, 1}), [](Case& c) { sglang::forward_of(c)->dp_attention = false; })),
             "topology.dp: 2 attention-DP ranks need dp_attention true (without DP attention dp is 1)");
   EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { c.topology.dp = 0; })),
             "topology.dp: 0 is out of range [1, 1024]");
@@ -58,8 +58,8 @@ TEST(SglangValidate, CountsAreOnePerRankWithinTheirBound) {
   EXPECT_EQ(error_of(test::sglang_extend(2, 1, {-1, 1})),
             "tokens[0]: -1 is out of range [0, 16] (at most chunked_prefill_size: a prefill chunk holds no more)");
   Case unchunked = test::sglang_extend(1, 1, {11});
-  unchunked.sglang->chunked_prefill_size = -1;
-  unchunked.sglang->max_prefill_tokens = 10;
+  sglang::forward_of(unchunked)->chunked_prefill_size = -1;
+  sglang::forward_of(unchunked)->max_prefill_tokens = 10;
   EXPECT_EQ(error_of(unchunked), "tokens[0]: 11 is out of range [0, 10] (at most max_prefill_tokens: chunking is off)");
   unchunked.tokens = {10};
   EXPECT_EQ(error_of(unchunked), "");
@@ -67,16 +67,16 @@ TEST(SglangValidate, CountsAreOnePerRankWithinTheirBound) {
             "requests[0]: 5 is out of range [0, 4] (at most max_running_requests)");
   EXPECT_EQ(error_of(test::sglang_decode(1, 1, {1, 1})),
             "requests: has 2 entries, topology.dp is 1 (one count per DP rank)");
-  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { c.sglang->requests = {1}; })),
+  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { sglang::forward_of(c)->requests = {1}; })),
             "requests: an extend forward counts tokens per DP rank, not requests");
   EXPECT_EQ(error_of(edited(test::sglang_decode(1, 1, {1}), [](Case& c) { c.tokens = {1}; })),
             "tokens: a decode or verify forward counts requests per DP rank, not tokens");
 }
 
 TEST(SglangValidate, SizesAreInRange) {
-  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { c.sglang->chunked_prefill_size = 0; })),
+  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { sglang::forward_of(c)->chunked_prefill_size = 0; })),
             "chunked_prefill_size: 0 is out of range [1, 16777216]");
-  EXPECT_EQ(error_of(edited(test::sglang_decode(1, 1, {0}), [](Case& c) { c.sglang->max_running_requests = 0; })),
+  EXPECT_EQ(error_of(edited(test::sglang_decode(1, 1, {0}), [](Case& c) { sglang::forward_of(c)->max_running_requests = 0; })),
             "max_running_requests: 0 is out of range [1, 16777216]");
   EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { c.layer = 2; })),
             "layer: 2 is out of range [0, 1]");
@@ -86,15 +86,15 @@ TEST(SglangValidate, OnlyAVerifyHasASpecWidth) {
   EXPECT_EQ(error_of(test::sglang_verify(1, 1, {1}, 1)), "spec_width: 1 is out of range [2, 64]");
   EXPECT_EQ(error_of(test::sglang_verify(1, 1, {1}, 65)), "spec_width: 65 is out of range [2, 64]");
   EXPECT_EQ(error_of(test::sglang_verify(1, 1, {1}, 64)), "");
-  EXPECT_EQ(error_of(edited(test::sglang_decode(1, 1, {1}), [](Case& c) { c.sglang->spec_width = 2; })),
+  EXPECT_EQ(error_of(edited(test::sglang_decode(1, 1, {1}), [](Case& c) { sglang::forward_of(c)->spec_width = 2; })),
             "spec_width: only a verify forward has one (2 on decode)");
-  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { c.sglang->spec_width = 3; })),
+  EXPECT_EQ(error_of(edited(test::sglang_extend(1, 1, {1}), [](Case& c) { sglang::forward_of(c)->spec_width = 3; })),
             "spec_width: only a verify forward has one (3 on extend)");
 }
 
 TEST(SglangValidate, BucketsAreIncreasingAndAligned) {
   auto with_graph = [](Case c, CudaGraphs g) {
-    c.sglang->cuda_graph = std::move(g);
+    sglang::forward_of(c)->cuda_graph = std::move(g);
     return c;
   };
   EXPECT_EQ(error_of(with_graph(test::sglang_decode(1, 1, {1}), {})),
@@ -111,7 +111,7 @@ TEST(SglangValidate, BucketsAreIncreasingAndAligned) {
   EXPECT_EQ(error_of(with_graph(test::sglang_decode(2, 2, {1, 1}), {{2, 3}, {}})),
             "cuda_graph.decode[1]: 3 is not a multiple of 2" + why);
   Case tbo = with_graph(test::sglang_decode(2, 2, {1, 1}), {{2, 4}, {}});
-  tbo.sglang->tbo = true;
+  sglang::forward_of(tbo)->tbo = true;
   EXPECT_EQ(error_of(tbo), "cuda_graph.decode[0]: 2 is not a multiple of 4" + why);
   // Without aligned counts (no DP attention, a2a none) any bucket goes; prefill buckets never align.
   EXPECT_EQ(error_of(with_graph(test::sglang_decode(1, 2, {1}), {{1, 3}, {5}})), "");
@@ -125,12 +125,12 @@ TEST(SglangValidate, BucketsAreIncreasingAndAligned) {
 
 TEST(SglangValidate, TheLastDecodeBucketIsACapturedOne) {
   Case c = test::sglang_issue_example();
-  c.sglang->last_decode_bucket = 3;
+  sglang::forward_of(c)->last_decode_bucket = 3;
   EXPECT_EQ(error_of(c), "last_decode_bucket: 3 is not one of cuda_graph.decode (a replay runs a captured bucket)");
-  c.sglang->cuda_graph.reset();
-  c.sglang->last_decode_bucket = 2;
+  sglang::forward_of(c)->cuda_graph.reset();
+  sglang::forward_of(c)->last_decode_bucket = 2;
   EXPECT_EQ(error_of(c), "last_decode_bucket: 2 is not one of cuda_graph.decode (a replay runs a captured bucket)");
-  c.sglang->last_decode_bucket.reset();
+  sglang::forward_of(c)->last_decode_bucket.reset();
   EXPECT_EQ(error_of(c), "");
 }
 

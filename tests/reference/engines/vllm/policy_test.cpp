@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "reference/engines/vllm/policy.hpp"
 #include "reference/policy.hpp"
 #include "tests/support/case_fixtures.hpp"
 
