@@ -187,17 +187,24 @@ namespace {
 // The engine of the next case: the domain's, else one of drawn_engines() chosen first, the first
 // of them 65 times in 100 and otherwise one of the others (no further draw when there is one
 // other: with the built-in engines the choice is r.chance(35), sglang, else vllm).
+// Asked for every drawn case, so it walks the registry in place rather than listing the engines.
 template <class S>
 Engine draw_engine(S& source, const CaseDomain& domain) {
   if (std::optional<Engine> engine = fixed_engine(domain)) return *engine;
-  const std::vector<Engine> engines = covered_drawable(domain.profile);
-  if (engines.size() < 2) return engines.empty() ? Engine{} : engines.front();
-  const int64_t others = static_cast<int64_t>(engines.size()) - 1;
-  const int64_t chosen = source.choose({Field::engine, 0, 0, others}, [others](Rng& r) -> int64_t {
-    if (!r.chance(35)) return 0;
-    return others == 1 ? 1 : r.range(1, others);
-  });
-  return engines[static_cast<size_t>(chosen)];
+  auto drawable = [&](size_t i) { return covers(domain.profile, Engine::at(i)) && engine_draw(Engine::at(i)); };
+  int64_t count = 0;
+  for (size_t i = 0; i < engine_count(); ++i) count += drawable(i);
+  int64_t chosen = 0;
+  if (count >= 2) {
+    const int64_t others = count - 1;
+    chosen = source.choose({Field::engine, 0, 0, others}, [others](Rng& r) -> int64_t {
+      if (!r.chance(35)) return 0;
+      return others == 1 ? 1 : r.range(1, others);
+    });
+  }
+  for (size_t i = 0; i < engine_count(); ++i)
+    if (drawable(i) && chosen-- == 0) return Engine::at(i);
+  return Engine{};  // no drawable engine: draw_case names it
 }
 
 template <class S>
