@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE must hold the engine flag, e.g. -fsanitize=fuzzer}"
 CXXFLAGS="${CXXFLAGS:-${CFLAGS:-}}"
 BUILD="${WORK:-$ROOT/build}/cflite"
-TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer)
+TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer r3fuzz_trace_fuzzer)
 
 # R3FUZZ_FUZZING stays off: the sanitizers are the builder's (CXXFLAGS); the engine is
 # LIB_FUZZING_ENGINE. Only the fuzz targets are built, and r3fuzz_seed_corpus (the case codec
@@ -41,6 +41,8 @@ if command -v zip >/dev/null; then
   (cd "$ROOT/corpus" && zip -q -j "$OUT/r3fuzz_robustness_fuzzer_seed_corpus.zip" production/*.json "$seeds"/*.bin)
   # The printers target's hostile texts: C1 controls, line ends, characters XML 1.0 forbids.
   (cd "$ROOT/fuzz/libfuzzer/seeds" && zip -q -j "$OUT/r3fuzz_printers_fuzzer_seed_corpus.zip" printers-*.bin)
+  # The trace target reads JSON traces as they are.
+  (cd "$ROOT/corpus/traces" && zip -q -j "$OUT/r3fuzz_trace_fuzzer_seed_corpus.zip" ./*.json)
 else
   echo "build.sh: zip not found: no seed corpora packed" >&2
 fi

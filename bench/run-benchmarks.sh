@@ -15,6 +15,9 @@
 #   7. engine adapters: the example adapter unbatched and batched, the torch adapter (bench/adapter-bench.sh)
 #   8. symbolic judging cost against the layout: time per case at D in {8, 64, 512} x T in {1, 8},
 #      vLLM and SGLang (bench/judge_scaling.cpp)
+#  10. traces: traces/s and steps/s of a trace campaign per engine, the time to each lifecycle finding
+#      of the default trace campaign, and the judge's cost against trace length and against a
+#      one-step case (bench/trace_scaling.cpp)
 #   9. the targets of issue 21 as ratios from this run (scaling; the campaign and the differential
 #      target against the trivial target, per pair from section 2; --jobs against its ceiling)
 # A section whose prerequisites are missing (no fuzz build, a section script not written yet)
@@ -26,7 +29,7 @@ FUZZ_BUILD="$ROOT/build/fuzz"
 RUNS=5
 QUICK=0
 OUT="$ROOT/docs/BENCHMARKS.md"
-ALL_SECTIONS="campaign scaling libfuzzer mutator shrink exhaust mutants adapter targets"
+ALL_SECTIONS="campaign scaling libfuzzer mutator shrink exhaust mutants adapter traces targets"
 SECTION_LIST="$ALL_SECTIONS"
 while (($#)); do
   case "$1" in
@@ -116,6 +119,65 @@ with open(f"{tmp}/targets.scaling", "w") as out:
 PY
 }
 
+# --- 10. traces --------------------------------------------------------------------------------
+traces_section() {
+  section "Traces (judging whole serving traces: r3fuzz run --traces)"
+  local bin="$BUILD/bench/r3fuzz_trace_scaling" seconds=10
+  ((QUICK)) && seconds=5
+  [[ -x "$R3FUZZ" ]] || { not_measured "$R3FUZZ is not built (cmake --build $BUILD)" traces; return; }
+  [[ -x "$bin" ]] || { not_measured "$bin is not built (cmake --build $BUILD --target r3fuzz_trace_scaling)" traces; return; }
+  for profile in vllm sglang; do
+    for ((i = 1; i <= RUNS; i++)); do
+      "${PIN[@]}" "$R3FUZZ" run --traces --profile "$profile" --time "$seconds" --jobs 1 --no-shrink --out "$TMP/traces-out.$profile.$i" --timing \
+        --json >"$TMP/traces.$profile.$i" 2>"$TMP/traces.log"
+      (($? <= 1)) || { not_measured "r3fuzz run --traces failed: $(tail -1 "$TMP/traces.log")" traces; return; }
+    done
+  done
+  for ((i = 1; i <= RUNS; i++)); do
+    "${PIN[@]}" "$bin" --repeat 3 >"$TMP/trace_scaling.$i" 2>"$TMP/traces.log" ||
+      { not_measured "r3fuzz_trace_scaling failed: $(tail -1 "$TMP/traces.log")" traces; return; }
+  done
+  python3 - "$TMP" "$RUNS" "$seconds" >>"$SECTIONS" <<'PY'
+import json, statistics, sys
+tmp, runs, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def stat(values):
+    return f"{statistics.median(values):.0f} ({min(values):.0f} to {max(values):.0f})"
+print(f"A {seconds}-s trace campaign of each engine's default implementations (its released lifecycle versions),")
+print(f"one job, no shrinking, median of {runs} runs (min to max).")
+print()
+print("| profile | traces/s | steps/s | lifecycle findings | seconds to each finding (median) |")
+print("|---|---|---|---|---|")
+for profile in ("vllm", "sglang"):
+    reports = [json.load(open(f"{tmp}/traces.{profile}.{i}")) for i in range(1, runs + 1)]
+    tps = [r["traces"] / r["elapsed_seconds"] for r in reports]
+    sps = [r["steps"] / r["elapsed_seconds"] for r in reports]
+    firsts = {}
+    for r in reports:
+        for f in r["findings"]:
+            key = f"{f['verdict']} ({f['root_cause'] or ', '.join(f['implementations'])})"
+            firsts.setdefault(key, []).append(f["first_seconds"])
+    shown = "; ".join(f"{k}: {statistics.median(v):.3f}" for k, v in sorted(firsts.items())) or "none"
+    print(f"| {profile} | {stat(tps)} | {stat(sps)} | {len(firsts)} | {shown} |")
+print()
+rows = {}
+for i in range(1, runs + 1):
+    for line in open(f"{tmp}/trace_scaling.{i}"):
+        impl, small, large, ratio, case, per = line.split("\t")
+        rows.setdefault(impl, []).append((float(small), float(large), float(ratio), float(case), float(per)))
+print("Judging cost (bench/trace_scaling.cpp: one steady shape, one extend and about three decodes a step),")
+print("microseconds a step, median of the runs:")
+print()
+print("| implementation | 1,000 steps | 10,000 steps | t(10,000) / t(1,000) (target <= 12) | one-step case | trace step / case (target <= 3) |")
+print("|---|---|---|---|---|---|")
+with open(f"{tmp}/targets.traces", "w") as out:
+    for impl, values in rows.items():
+        med = [statistics.median(v[k] for v in values) for k in range(5)]
+        print(f"| {impl} | {med[0]:.2f} | {med[1]:.2f} | {med[2]:.2f} | {med[3]:.2f} | {med[4]:.2f} |")
+        out.write(f"{impl} t(10000 steps)/t(1000 steps)\t{med[2]:.3g}\t<= 12\n")
+        out.write(f"{impl} trace step / one-step case\t{med[4]:.3g}\t<= 3\n")
+PY
+}
+
 # --- 9. the targets of issue 21 ----------------------------------------------------------------
 # Each as a ratio from this run: the campaign's symbolic rate against the trivial libFuzzer
 # target's exec/s, the differential target against it, --jobs against its ceiling, and the
@@ -147,7 +209,7 @@ for mode in ("symbolic", "concrete"):
     if speed and ceiling:
         value = float(speed[0].split("|")[2].split()[0]) / float(ceiling[0].split("|")[2].split()[0])
     add(f"{mode} --jobs speed-up / ceiling", value, ">= 0.9", lambda v: v >= 0.9)
-for line in (read("targets.scaling") or "").splitlines():
+for line in ((read("targets.scaling") or "") + (read("targets.traces") or "")).splitlines():
     name, value, target = line.split("\t")
     bound = float(target.split()[-1])
     add(name, float(value), target, lambda v, b=bound: v <= b)

@@ -6,7 +6,7 @@
 #
 #   fuzz/ci-fuzz.sh [--seconds N] [--build DIR] [--no-build] [--work DIR] [--corpus-out DIR]
 #
-#   --seconds N       budget per target (default 60; the printers target at most 20)
+#   --seconds N       budget per target (default 60; the printers and trace targets at most 20)
 #   --build DIR       fuzz build folder (default build/fuzz, the preset's)
 #   --no-build        use the targets already built there
 #   --work DIR        scratch: seeds, new inputs, artifacts (default build/ci-fuzz)
@@ -36,7 +36,7 @@ while (($#)); do
 done
 [[ "$SECONDS_PER_TARGET" =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer, got '$SECONDS_PER_TARGET'"
 CORPUS_OUT="${CORPUS_OUT:-$WORK/corpus}"
-TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer)
+TARGETS=(r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_printers_fuzzer r3fuzz_trace_fuzzer)
 
 if ((DO_BUILD)); then
   echo "ci-fuzz.sh: building the fuzz targets in $BUILD"
@@ -56,6 +56,7 @@ cp "$ROOT"/corpus/production/*.json "$WORK/seeds/"  # the JSON decoder's seeds, 
 # A deployment, a metadata log and adapter replies, for the same; and the printers target's
 # hostile texts (printers-*.bin: C1 controls, line ends, characters XML 1.0 forbids).
 cp "$ROOT"/fuzz/libfuzzer/seeds/* "$WORK/seeds/"
+cp "$ROOT"/corpus/traces/*.json "$WORK/seeds/"  # the trace target's seeds (it reads JSON traces as well as binary)
 
 export R3FUZZ_KNOWN="$ROOT/corpus/regression"
 R3FUZZ_IMPLS="${R3FUZZ_IMPLS:-$([[ -n ${R3FUZZ_FAULT:-} ]] && echo r3-fixed || echo vllm-50874)}"  # what shrinking judges
@@ -68,7 +69,7 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$new" "$merged"
   # The printers target checks escapes, a small surface: 20 s at most is plenty for the smoke.
   seconds="$SECONDS_PER_TARGET"
-  [[ $t == r3fuzz_printers_fuzzer ]] && ((seconds > 20)) && seconds=20
+  [[ $t == r3fuzz_printers_fuzzer || $t == r3fuzz_trace_fuzzer ]] && ((seconds > 20)) && seconds=20
   echo "ci-fuzz.sh: $t for ${seconds}s"
   set +e
   "$BIN/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

@@ -24,6 +24,8 @@
 
 namespace r3 {
 
+class LifecycleModel;  // reference/trace/lifecycle.hpp
+
 // One of an engine's profiles: the version of the engine it models.
 struct ProfileInfo {
   std::string_view name;     // "vllm-legacy": the --profile value and the case file's "profile"
@@ -116,6 +118,10 @@ class EngineModel {
   // policy has no all-gather, so the engine emulates its gather faults in the decision.
   virtual void decide_with_fault(const CapturePolicy& base, Fault f, const CaptureCall& call,
                                  CaptureDecision& out) const = 0;
+
+  // The engine's request lifecycle (reference/trace/lifecycle.hpp): how its rows become each
+  // finished request's routes. Null for an engine whose lifecycle is not modelled.
+  virtual const LifecycleModel* lifecycle() const { return nullptr; }
 };
 
 // The registered models, in registry order (reference/engines/registry.cpp, then add_engine()).

@@ -17,6 +17,7 @@
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/mutants/carrier.hpp"
 #include "fuzz/mutants/report.hpp"
+#include "fuzz/mutants/trace_kill_matrix.hpp"
 #include "reference/profile.hpp"
 
 namespace r3 {
@@ -29,6 +30,7 @@ struct MutantsFlags {
   bool json = false;
   std::string markdown;
   bool no_shrink = false;
+  bool traces = false;  // the lifecycle faults in the fixed lifecycle models (trace_kill_matrix.hpp)
 };
 
 Result<std::vector<Fault>> chosen_faults(const std::vector<std::string>& names) {
@@ -39,6 +41,15 @@ Result<std::vector<Fault>> chosen_faults(const std::vector<std::string>& names) 
     out.push_back(f);
   }
   return out;
+}
+
+// The lifecycle matrix: --max-cases traces per mutant (default 500), the profile's fixed models.
+Result<int> trace_mutants_command(const MutantsFlags& f, bool max_cases_given) {
+  const int64_t budget = max_cases_given ? f.options.max_cases : 500;
+  const std::vector<TraceMutantResult> rows = trace_kill_matrix(f.options.profile, f.options.first_seed + 1, budget);
+  if (rows.empty()) return Error{"--traces: no engine of profile " + std::string(to_string(f.options.profile)) + " has a fixed lifecycle model"};
+  std::cout << terminal_safe(trace_kill_matrix_text(rows), true);
+  return std::any_of(rows.begin(), rows.end(), [](const TraceMutantResult& r) { return !r.killed; }) ? 1 : 0;
 }
 
 Result<int> mutants_command(MutantsFlags f) {
@@ -125,8 +136,11 @@ void add_mutants_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--jobs", f->options.jobs, "threads for the equivalence searches")
       ->capture_default_str()
       ->transform(signed_in(1, 1024));
-  cmd->callback([f, &outcome] {
-    auto code = mutants_command(*f);
+  cmd->add_flag("--traces", f->traces,
+                "the lifecycle faults (shift-one, drop-last, ...) in the profile's fixed lifecycle models, each "
+                "judged on generated traces (--max-cases per mutant, default 500)");
+  cmd->callback([f, cmd, &outcome] {
+    auto code = f->traces ? trace_mutants_command(*f, cmd->count("--max-cases") > 0) : mutants_command(*f);
     if (!code) return outcome.fail("mutants", code.error());
     outcome.exit_code = *code;
   });

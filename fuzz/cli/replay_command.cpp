@@ -12,6 +12,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/output_dir.hpp"
 #include "fuzz/cli/refusal_groups.hpp"
+#include "fuzz/cli/replay_trace.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "reference/profile.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -172,6 +173,17 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
   std::vector<std::string> refused;  // files whose expect.impl would start a program
   for (const std::string& file : files) {
     const std::string shown = terminal_safe(file);
+    if (is_trace_file(file)) {  // a serving trace: judged whole, request by request
+      TraceReplay replayed = replay_trace_file(file, f.impls, outcome.program, std::cout);
+      if (!replayed.bad.empty()) {
+        bad_file(replayed.bad);
+        continue;
+      }
+      checked += replayed.checked;
+      unexpected += replayed.unexpected;
+      for (JunitCase& tc : replayed.cases) junit.cases.push_back(std::move(tc));
+      continue;
+    }
     const Result<Case> c = read_case_file(file);
     if (!c.ok()) {
       bad_file(c.error().message);
@@ -288,7 +300,7 @@ void add_replay_command(CLI::App& app, CommandOutcome& outcome) {
   auto f = std::make_shared<ReplayFlags>();
   CLI::App* cmd = app.add_subcommand(
       "replay", "run saved cases and print each verdict; exit 1 when one differs from the file's \"expect\"");
-  cmd->add_option("paths", f->paths, "case files, or directories of *.json case files")->required();
+  cmd->add_option("paths", f->paths, "case or trace files, or directories of *.json files")->required();
   add_impl_option(*cmd, f->impls,
                   "to run, repeatable (default: the file's expect.impl, else " + default_implementations_text() + ")");
   add_mode_option(*cmd, f->mode, "default mixed");

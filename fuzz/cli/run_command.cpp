@@ -17,6 +17,7 @@
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/cli/output_dir.hpp"
+#include "fuzz/cli/run_traces.hpp"
 #include "fuzz/cli/stop_signals.hpp"
 #include "fuzz/campaign/junit.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -48,6 +49,7 @@ struct RunFlags {
   double adapter_timeout = 5;  // external:COMMAND, seconds per reply
   double adapter_startup_timeout = 30;  // external:COMMAND, seconds for the hello
   std::string adapter_log;     // external:COMMAND stderr ("" = ours)
+  bool traces = false;         // judge generated serving traces instead of cases (run_traces.hpp)
 };
 
 inline constexpr int64_t kDefaultCases = 10000;
@@ -235,7 +237,20 @@ void add_run_command(CLI::App& app, CommandOutcome& outcome) {
                   "before the run is a usage error (default 30, at most 3600)")
       ->transform(seconds_up_to(kMaxAdapterTimeoutSeconds));
   cmd->add_option("--adapter-log", f->adapter_log, "external:COMMAND: append the adapter's stderr to FILE");
-  cmd->callback([f, &outcome] {
+  cmd->add_flag("--traces", f->traces,
+                "judge generated serving traces instead of one-step cases: the routes each finished request returns, "
+                "with the profile's lifecycle models (docs/TRACES.md); --cases N counts traces");
+  cmd->callback([f, cmd, &outcome] {
+    if (f->traces) {
+      RunTracesFlags t{f->impls, f->seed, f->seconds, f->cases, f->out, f->json, f->junit, f->timing, f->no_shrink,
+                       f->profile, static_cast<int>(f->jobs), {}};
+      for (const char* flag : {"--mode", "--size", "--strict", "--metadata-overrides", "--wide-experts", "--backend",
+                               "--selection", "--fault", "--adapter-timeout", "--adapter-startup-timeout", "--adapter-log"})
+        if (cmd->count(flag) > 0) t.case_only_flags.emplace_back(flag);
+      const int code = run_traces(t, outcome);
+      if (!outcome.error) outcome.exit_code = code;
+      return;
+    }
     const int code = run_command(*f, outcome);
     if (!outcome.error) outcome.exit_code = code;
   });

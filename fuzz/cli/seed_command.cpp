@@ -15,6 +15,9 @@
 #include <unordered_set>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/replay_trace.hpp"
+#include "fuzz/codec/trace_binary.hpp"
+#include "fuzz/codec/trace_json.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
@@ -91,13 +94,26 @@ Result<int> convert(const SeedArgs& a) {
   R3_TRY(std::vector<fs::path> files, expand(a.inputs, a.to_binary));
   R3_TRY_STATUS(check_distinct_outputs(files, a.to_binary ? ".bin" : ".json"));
   for (const fs::path& file : files) {
-    if (a.to_binary) {
+    if (a.to_binary && is_trace_file(file.string())) {  // a serving trace: its own binary form
+      R3_TRY(Trace t, read_trace_file(file.string()));
+      R3_TRY(fs::path out, converted_path(a, file, ".bin"));
+      R3_TRY_STATUS(write_bytes(out, encode_trace(t)));
+    } else if (a.to_binary) {
       R3_TRY(Case c, read_case_file(file.string()));
       R3_TRY(fs::path out, converted_path(a, file, ".bin"));
       R3_TRY_STATUS(write_bytes(out, case_to_binary(c)));
     } else {
       R3_TRY(std::string bytes, read_input_file(file.string()));
-      auto c = case_from_fuzz_input({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+      const std::span<const uint8_t> input{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+      if (!input.empty() && input.front() == kTraceBinaryVersion) {
+        Result<Trace> t = decode_trace(input);
+        if (!t) return Error{file.string() + ": " + t.error().message};
+        R3_TRY(fs::path out, converted_path(a, file, ".json"));
+        R3_TRY_STATUS(write_trace_file(out.string(), *t));
+        ++written;
+        continue;
+      }
+      auto c = case_from_fuzz_input(input);
       if (!c) return Error{file.string() + ": " + c.error().message};
       R3_TRY(fs::path out, converted_path(a, file, ".json"));
       R3_TRY_STATUS(write_case_file(out.string(), *c));
@@ -205,8 +221,8 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_option("--deployment", args->deployment, "A deployment description (docs/FUZZING.md, section 'Seeding from production')");
   cmd->add_option("--log", args->log, "A metadata log: one JSON line per step (needs --deployment)");
   add_out_option(*cmd, args->out, "the cases or converted files (required)")->required();
-  cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases (.json) into fuzz inputs (.bin)");
-  cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases (.json)");
+  cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases and traces (.json) into fuzz inputs (.bin)");
+  cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases and traces (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
   add_profile_option(*cmd, args->profile, "default: the deployment's engine's, " + engine_names(" or "));
   cmd->callback([args, &outcome] { run(*args, outcome); });

@@ -18,6 +18,8 @@
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/replay_trace.hpp"
+#include "fuzz/cli/trace_commands.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/number_flags.hpp"
 #include "fuzz/cli/output_dir.hpp"
@@ -127,6 +129,9 @@ class Deadline {
 };
 
 int shrink_command(const ShrinkFlags& f, CommandOutcome& outcome) {
+  if (!f.input.empty() && is_trace_file(f.input))  // a serving trace: fuzz/cli/trace_commands.hpp
+    return shrink_trace_command(f.input, f.impl, f.out, static_cast<int>(std::min<int64_t>(f.max_judgements, 100000)),
+                                outcome);
   // Paths from the command line (and the folder named after the input) are shown escaped.
   const std::string input_dir = fs::path(f.input.empty() ? f.from_bytes : f.input).parent_path().string();
   auto input_error = [&](const Error& e) {

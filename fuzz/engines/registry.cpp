@@ -53,5 +53,6 @@ const EngineExplain* engine_explain(Engine engine) { return fuzz_parts(engine).e
 const EngineTarget* engine_export(Engine engine) { return fuzz_parts(engine).exporter; }
 const EngineAdapter* engine_adapter(Engine engine) { return fuzz_parts(engine).adapter; }
 const EngineSeed* engine_seed(Engine engine) { return fuzz_parts(engine).seed; }
+const EngineTraceDraw* engine_trace_draw(Engine engine) { return fuzz_parts(engine).trace_draw; }
 
 }  // namespace r3

@@ -19,6 +19,7 @@ class EngineExplain;  // fuzz/cli/engine_explain.hpp
 struct EngineTarget;  // fuzz/export/engine_target.hpp
 class EngineAdapter;  // fuzz/adapter/engine_adapter.hpp
 class EngineSeed;     // fuzz/seed/engine_seed.hpp
+class EngineTraceDraw;  // fuzz/generate/engine_trace_draw.hpp
 
 // An engine's parts; a null part is one the engine does not have (the command that needs it
 // then says so, naming the engine).
@@ -31,6 +32,7 @@ struct FuzzEngineParts {
   const EngineTarget* exporter = nullptr;
   const EngineAdapter* adapter = nullptr;
   const EngineSeed* seed = nullptr;
+  const EngineTraceDraw* trace_draw = nullptr;
 };
 
 // The parts of `engine`: the built-in engines' from fuzz/engines/registry.cpp, an added

@@ -13,9 +13,11 @@ const EngineExplain& explain_part();  // fuzz/engines/vllm/explain.cpp
 const EngineTarget& export_part();    // fuzz/engines/vllm/export.cpp
 const EngineAdapter& adapter_part();  // fuzz/engines/vllm/adapter.cpp
 const EngineSeed& seed_part();        // fuzz/engines/vllm/seed.cpp
+const EngineTraceDraw& trace_draw_part();  // fuzz/engines/vllm/trace_draw.cpp
 
 inline FuzzEngineParts fuzz_parts() {
-  return {&codec_part(), &draw_part(), &shrink_part(), &exhaust_part(), &explain_part(), &export_part(), &adapter_part(), &seed_part()};
+  return {&codec_part(), &draw_part(), &shrink_part(), &exhaust_part(), &explain_part(), &export_part(), &adapter_part(), &seed_part(),
+          &trace_draw_part()};
 }
 
 }  // namespace r3::vllm

@@ -7,6 +7,7 @@
 #include "reference/engines/sglang/faults.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/layout.hpp"
+#include "reference/engines/sglang/lifecycle.hpp"
 #include "reference/engines/sglang/measure.hpp"
 #include "reference/engines/sglang/policy.hpp"
 #include "reference/engines/sglang/profile.hpp"
@@ -73,6 +74,8 @@ class SglangModel final : public EngineModel {
   void decide_with_fault(const CapturePolicy& base, Fault f, const CaptureCall& call, CaptureDecision& out) const override {
     sglang::decide_with_fault(base, f, call, out);
   }
+
+  const LifecycleModel* lifecycle() const override { return &sglang::lifecycle_model(); }
 };
 
 }  // namespace

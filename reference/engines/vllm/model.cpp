@@ -5,6 +5,7 @@
 
 #include "reference/case_measure.hpp"
 #include "reference/engines/vllm/faults.hpp"
+#include "reference/engines/vllm/lifecycle.hpp"
 #include "reference/engines/vllm/policy.hpp"
 #include "reference/engines/vllm/profile.hpp"
 #include "reference/layout.hpp"
@@ -63,6 +64,9 @@ class VllmModel final : public EngineModel {
   void decide_with_fault(const CapturePolicy& base, Fault f, const CaptureCall& call, CaptureDecision& out) const override {
     vllm::decide_with_fault(base, f, call, out);
   }
+
+  // The request lifecycle: vllm-50874, vllm-pre-50874 and r3-fixed (lifecycle.hpp).
+  const LifecycleModel* lifecycle() const override { return &lifecycle_model(); }
 };
 
 }  // namespace

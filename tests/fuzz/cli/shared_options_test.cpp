@@ -34,7 +34,7 @@ TEST(SharedOptions, EveryCommandTakesTheSharedFlagsWithTheirOneHelpText) {
       {"--seed", std::string(kSeedHelp)}, {"--out", std::string(kOutHelp)},     {"--json", std::string(kJsonHelp)},
       {"--profile", profile_help()}};
   const std::map<std::string, std::vector<std::string>> takes = {
-      {"explain", {"--json"}},
+      {"explain", {"--impl", "--json"}},
       {"seed", {"--out", "--profile"}},
       {"exhaust", {"--impl", "--fault", "--mode", "--profile"}},
       {"mutants", {"--fault", "--json", "--profile"}},

@@ -13,7 +13,7 @@ export LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT="$TMP/out" SRC="$ROOT" WORK="$TM
 "$ROOT/.clusterfuzzlite/build.sh" >"$TMP/build.log" 2>&1 || { tail -40 "$TMP/build.log"; exit 1; }
 # The implementations that must stay clean (as in .ci/run): this checks the build, not vLLM's bugs.
 export R3FUZZ_IMPLS=r3-fixed,gpu:r3-fixed
-for t in r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer; do
+for t in r3fuzz_differential_fuzzer r3fuzz_robustness_fuzzer r3fuzz_trace_fuzzer; do
   [[ -x "$OUT/$t" ]] || { echo "FAIL: $OUT/$t missing"; ls -l "$OUT"; exit 1; }
   "$OUT/$t" -runs=200 -seed=1 >"$TMP/$t.log" 2>&1 || { echo "FAIL: $t -runs=200"; tail -30 "$TMP/$t.log"; exit 1; }
   grep -q "Done 200 runs" "$TMP/$t.log" || { echo "FAIL: $t did not report 200 runs"; tail "$TMP/$t.log"; exit 1; }

@@ -1,0 +1,129 @@
+// The trace judge's cost (bench/run-benchmarks.sh, "Traces"): how judging a serving trace scales
+// with its length, and what a trace step costs against judging the same step as a one-step case.
+//
+//   r3fuzz_trace_scaling [--repeat R] [--only IMPL]
+//
+// For each fixed lifecycle model (sglang-fixed, r3-fixed) it builds traces of one shape at 1,000
+// and 10,000 steps: requests arrive one a step, each extends a 4-token prompt in one step and then
+// decodes 3 tokens, so a steady state runs one extend and about three decodes a step. It prints one
+// tab-separated row per implementation:
+//   impl  us-per-step-at-1000  us-per-step-at-10000  ratio-t(10000)/t(1000)  us-per-one-step-case  step/case
+// where the one-step case is the step's own case (LifecycleModel::step_case) judged concretely,
+// as a case campaign judges it.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fuzz/implementations/registry.hpp"
+#include "fuzz/oracle/judge_case.hpp"
+#include "fuzz/oracle/judge_trace.hpp"
+#include "reference/layout.hpp"
+#include "reference/trace/lifecycle.hpp"
+
+namespace {
+
+using namespace r3;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kPrompt = 4;
+constexpr int64_t kOutputs = 3;
+
+// Request i arrives at step i: its extend runs at step i, its decodes at steps i+1 .. i+kOutputs-1.
+Trace steady_trace(Engine engine, int steps) {
+  Trace t;
+  t.engine = engine;
+  t.model = {1, 2, 16};
+  t.config.token_budget = 16;
+  t.config.page = 1;
+  t.config.kv_slots = 1 << 16;
+  for (int i = 0; i < steps; ++i) {
+    TraceRequest r;
+    r.id = i;
+    for (int64_t k = 0; k < kPrompt; ++k) r.prompt.push_back(static_cast<int32_t>(i * 16 + k + 1));
+    for (int64_t k = 0; k < kOutputs; ++k) r.outputs.push_back(static_cast<int32_t>(i * 16 + 8 + k));
+    t.requests.push_back(std::move(r));
+  }
+  t.steps.resize(static_cast<size_t>(steps));
+  for (int i = 0; i < steps; ++i) {
+    for (int64_t d = kOutputs - 1; d >= 1; --d) {  // decodes first, oldest request first
+      const int req = i - static_cast<int>(d);
+      if (req >= 0) t.steps[static_cast<size_t>(i)].run.push_back({Work::Kind::decode, req, kPrompt + d - 1, kPrompt + d, 0});
+    }
+    t.steps[static_cast<size_t>(i)].run.push_back({Work::Kind::extend, i, 0, kPrompt, 0});
+  }
+  return t;
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Microseconds per step of judging `t` (the timeline's walk included), best of `repeat`.
+double us_per_step(const TraceImplementation& impl, const Trace& t, int repeat) {
+  double best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const Clock::time_point start = Clock::now();
+    const Result<Timeline> timeline = validate_trace(t);
+    if (!timeline) {
+      std::fprintf(stderr, "r3fuzz_trace_scaling: the bench trace is invalid: %s\n", timeline.error().message.c_str());
+      std::exit(2);
+    }
+    const TraceJudgement j = judge_trace(impl, t, *timeline);
+    if (j.verdict != TraceVerdict::pass) {
+      std::fprintf(stderr, "r3fuzz_trace_scaling: %s fails its bench trace: %s\n", impl.name().c_str(), j.detail.c_str());
+      std::exit(2);
+    }
+    best = std::min(best, seconds_since(start));
+  }
+  return best * 1e6 / static_cast<double>(t.steps.size());
+}
+
+// Microseconds per one-step case of a steady-state step, judged concretely with the version's policy.
+double us_per_case(const TraceImplementation& impl, const Trace& t, int repeat) {
+  const Timeline timeline = validate_trace(t).value();
+  const std::optional<Case> c = impl.model->step_case(t, timeline, static_cast<int>(t.steps.size() / 2));
+  if (!c) return 0;
+  const Step step = derive_step(*c).value();
+  const Result<std::unique_ptr<Implementation>> policy = make_implementation(impl.version->policy, {});
+  if (!policy) return 0;
+  constexpr int kCases = 2000;
+  double best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < kCases; ++i) (void)judge_case(**policy, *c, step, JudgeMode::concrete);
+    best = std::min(best, seconds_since(start));
+  }
+  return best * 1e6 / kCases;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+      repeat = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: r3fuzz_trace_scaling [--repeat R] [--only IMPL]\n");
+      return 2;
+    }
+  }
+  if (repeat < 1) repeat = 1;
+  for (const std::string& name : {std::string("sglang-fixed"), std::string("r3-fixed")}) {
+    if (!only.empty() && only != name) continue;
+    const Result<TraceImplementation> impl = make_trace_implementation(name);
+    if (!impl) {
+      std::fprintf(stderr, "r3fuzz_trace_scaling: %s\n", impl.error().message.c_str());
+      return 2;
+    }
+    const double small = us_per_step(*impl, steady_trace(impl->engine, 1000), repeat);
+    const double large = us_per_step(*impl, steady_trace(impl->engine, 10000), repeat);
+    const double one_case = us_per_case(*impl, steady_trace(impl->engine, 1000), repeat);
+    std::printf("%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", name.c_str(), small, large, large * 10000 / (small * 1000),
+                one_case, one_case > 0 ? small / one_case : 0.0);
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+// The trace generator: draws a random serving trace (reference/trace/trace.hpp) that the
+// profile's engine can really produce, the same one for the same random state. It draws the
+// shape (topology, model, config, the engine's knobs) and requests whose prompts share prefixes,
+// then runs the engine's scheduler model (engine_trace_draw.hpp) step by step to decide each
+// step's events and work. A trace is valid by construction; the draw still checks it
+// (validate_trace and the engine's check_profile) and returns the failure as an error: a
+// generator bug, never a reason to draw again.
+#pragma once
+
+#include "fuzz/generate/rng.hpp"
+#include "reference/engine.hpp"
+#include "reference/error.hpp"
+#include "reference/trace/trace.hpp"
+
+namespace r3 {
+
+struct TraceDrawLimits {
+  int max_requests = 6;
+  int max_steps = 24;
+  int max_prompt = 12;   // prompt tokens of a drawn request (a resume's prompt may be longer)
+  int max_outputs = 6;
+  int max_dp = 2;
+  int max_tp = 2;
+  int max_layers = 2;
+  int max_top_k = 2;
+  int max_experts = 16;
+  int max_spec_width = 3;
+};
+
+// One trace of the profile's engine; under Profile::any(), of an engine that has both a
+// lifecycle model and a trace part, chosen from `rng`.
+Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits = {});
+
+}  // namespace r3
