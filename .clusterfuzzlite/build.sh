@@ -42,7 +42,7 @@ if command -v zip >/dev/null; then
   # The printers target's hostile texts: C1 controls, line ends, characters XML 1.0 forbids.
   (cd "$ROOT/fuzz/libfuzzer/seeds" && zip -q -j "$OUT/r3fuzz_printers_fuzzer_seed_corpus.zip" printers-*.bin)
   # The trace target reads JSON traces as they are.
-  (cd "$ROOT/corpus/traces" && zip -q -j "$OUT/r3fuzz_trace_fuzzer_seed_corpus.zip" ./*.json)
+  (cd "$ROOT/corpus/traces" && zip -q -j "$OUT/r3fuzz_trace_fuzzer_seed_corpus.zip" ./*.json ./*/*.json)
 else
   echo "build.sh: zip not found: no seed corpora packed" >&2
 fi

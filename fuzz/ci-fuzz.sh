@@ -56,7 +56,7 @@ cp "$ROOT"/corpus/production/*.json "$WORK/seeds/"  # the JSON decoder's seeds, 
 # A deployment, a metadata log and adapter replies, for the same; and the printers target's
 # hostile texts (printers-*.bin: C1 controls, line ends, characters XML 1.0 forbids).
 cp "$ROOT"/fuzz/libfuzzer/seeds/* "$WORK/seeds/"
-cp "$ROOT"/corpus/traces/*.json "$WORK/seeds/"  # the trace target's seeds (it reads JSON traces as well as binary)
+cp "$ROOT"/corpus/traces/*.json "$ROOT"/corpus/traces/*/*.json "$WORK/seeds/"  # the trace target's seeds (it reads JSON traces as well as binary)
 
 export R3FUZZ_KNOWN="$ROOT/corpus/regression"
 R3FUZZ_IMPLS="${R3FUZZ_IMPLS:-$([[ -n ${R3FUZZ_FAULT:-} ]] && echo r3-fixed || echo vllm-50874)}"  # what shrinking judges

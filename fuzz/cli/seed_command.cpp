@@ -15,6 +15,8 @@
 #include <unordered_set>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/cli/number_flags.hpp"
+#include "fuzz/cli/seed_serving.hpp"
 #include "fuzz/cli/replay_trace.hpp"
 #include "fuzz/codec/trace_binary.hpp"
 #include "fuzz/codec/trace_json.hpp"
@@ -42,6 +44,9 @@ struct SeedArgs {
   bool to_json = false;
   std::vector<std::string> inputs;
   std::optional<Profile> profile;  // absent: the deployment's engine's default
+  std::string serving_trace;       // a production serving log to turn into traces (seed_serving.hpp)
+  int variants = 4;
+  int tokens_per_block = 1;
 };
 
 // Files named on the command line, and the files inside named directories (recursively), sorted.
@@ -190,8 +195,19 @@ Result<int> seed(const SeedArgs& a, std::vector<std::string>& errors, int& dupli
 
 void run(const SeedArgs& a, CommandOutcome& outcome) {
   auto fail = [&](std::string message) { outcome.fail("seed", Error{std::move(message)}); };
-  const int modes = (a.to_binary ? 1 : 0) + (a.to_json ? 1 : 0) + (a.deployment.empty() ? 0 : 1);
-  if (modes != 1) return fail("give exactly one of --deployment, --to-binary, --to-json");
+  const int modes = (a.to_binary ? 1 : 0) + (a.to_json ? 1 : 0) + (a.deployment.empty() ? 0 : 1) +
+                    (a.serving_trace.empty() ? 0 : 1);
+  if (modes != 1) return fail("give exactly one of --deployment, --to-binary, --to-json, --serving-trace");
+  if (!a.serving_trace.empty()) {
+    if (!a.inputs.empty() || !a.log.empty()) return fail("--serving-trace takes no positional inputs and no --log");
+    std::error_code made;
+    fs::create_directories(a.out, made);
+    if (made) return fail(a.out + ": cannot create: " + made.message());
+    auto n = seed_serving_traces({a.serving_trace, a.out, a.profile.value_or(kDefaultProfile), a.variants, a.tokens_per_block});
+    if (!n) return fail(n.error().message);
+    std::cout << "r3fuzz seed: wrote " << *n << " trace(s) into " << terminal_safe(a.out) << "\n";
+    return;
+  }
   if (!a.log.empty() && a.deployment.empty()) return fail("--log needs --deployment (the log's topology and M)");
   if (!a.deployment.empty() && !a.inputs.empty()) return fail("--deployment takes no positional inputs");
   if (a.deployment.empty() && a.inputs.empty()) return fail("--to-binary/--to-json need input files or directories");
@@ -224,6 +240,14 @@ void add_seed_command(CLI::App& app, CommandOutcome& outcome) {
   cmd->add_flag("--to-binary", args->to_binary, "Convert readable cases and traces (.json) into fuzz inputs (.bin)");
   cmd->add_flag("--to-json", args->to_json, "Convert fuzz inputs (any file) into readable cases and traces (.json)");
   cmd->add_option("inputs", args->inputs, "Files or directories to convert");
+  cmd->add_option("--serving-trace", args->serving_trace,
+                  "A production serving log in Mooncake's JSONL format: write traces of the profile's engine serving "
+                  "its requests (corpus/serving-logs/README.md)");
+  cmd->add_option("--variants", args->variants, "--serving-trace: traces to write, each on a shape drawn from seed 1, 2, ... (default 4)")
+      ->transform(signed_in(1, 64));
+  cmd->add_option("--tokens-per-block", args->tokens_per_block,
+                  "--serving-trace: tokens a 512-token block of the log becomes (default 1)")
+      ->transform(signed_in(1, 8));
   add_profile_option(*cmd, args->profile, "default: the deployment's engine's, " + engine_names(" or "));
   cmd->callback([args, &outcome] { run(*args, outcome); });
 }

@@ -347,9 +347,23 @@ class Simulation {
   int hold_from_ = 0;  // with a flushing update pending, requests from this id on wait for it
 };
 
-}  // namespace
+// A given request as the simulation plans it: its tokens, finish and arrival kept.
+Planned plan_given(const TraceRequest& r, const Trace& t) {
+  Planned p;
+  p.sim.prompt_len = static_cast<int64_t>(r.prompt.size());
+  p.sim.dp = r.dp % t.dp;
+  p.sim.finish = r.finish == Finish::abort ? Finish::length : r.finish;
+  p.sim.max_new = r.max_new_or_default();
+  p.sim.target = p.sim.max_new == 0 ? 1 : static_cast<int64_t>(r.outputs.size());
+  p.tokens = r.prompt;
+  p.tokens.insert(p.tokens.end(), r.outputs.begin(), r.outputs.end());
+  p.start_len = r.start_len;
+  p.arrival = r.arrival.value_or(0);
+  return p;
+}
 
-Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits) {
+Result<Trace> simulate(Rng& rng, Profile profile, const TraceDrawLimits& limits,
+                       const std::vector<TraceRequest>* given) {
   R3_TRY_STATUS(check_limits(limits));
   R3_TRY(const Engine engine, pick_engine(rng, profile));
   const EngineTraceDraw& part = *engine_trace_draw(engine);
@@ -358,7 +372,12 @@ Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limit
   t.profile = profile;
   draw_shape(rng, limits, t);
   part.draw_config(rng, profile, limits, t);
-  std::vector<Planned> plan = plan_requests(rng, limits, t, part.rules(t));
+  std::vector<Planned> plan;
+  if (given == nullptr) {
+    plan = plan_requests(rng, limits, t, part.rules(t));
+  } else {
+    for (const TraceRequest& r : *given) plan.push_back(plan_given(r, t));
+  }
   const int64_t longest = longest_request(plan);
   draw_kv(rng, longest, t.config);
   Simulation(rng, limits, part, t, std::move(plan), longest).run();
@@ -369,6 +388,18 @@ Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limit
   if (Status inside = lifecycle_of(engine)->check_profile(t, *timeline, profile); !inside.ok())
     return Error{where + ": the drawn trace lies outside the profile: " + inside.error().message};
   return t;
+}
+
+}  // namespace
+
+Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits) {
+  return simulate(rng, profile, limits, nullptr);
+}
+
+Result<Trace> schedule_requests(Rng& rng, Profile profile, const std::vector<TraceRequest>& requests,
+                                const TraceDrawLimits& limits) {
+  if (requests.empty()) return Error{"no request to schedule"};
+  return simulate(rng, profile, limits, &requests);
 }
 
 }  // namespace r3

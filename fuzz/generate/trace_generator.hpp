@@ -7,6 +7,8 @@
 // generator bug, never a reason to draw again.
 #pragma once
 
+#include <vector>
+
 #include "fuzz/generate/rng.hpp"
 #include "reference/engine.hpp"
 #include "reference/error.hpp"
@@ -30,5 +32,12 @@ struct TraceDrawLimits {
 // One trace of the profile's engine; under Profile::any(), of an engine that has both a
 // lifecycle model and a trace part, chosen from `rng`.
 Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits = {});
+
+// The same with the requests given (r3fuzz seed --serving-trace): their prompts, outputs,
+// finishes and arrivals kept (an abort finish is served to its length), each on DP rank dp mod
+// the drawn dp; the shape, the engine's knobs and its scheduler's decisions drawn from `rng`.
+// Requests the trace's max_steps leave unfinished return nothing.
+Result<Trace> schedule_requests(Rng& rng, Profile profile, const std::vector<TraceRequest>& requests,
+                                const TraceDrawLimits& limits = {});
 
 }  // namespace r3
