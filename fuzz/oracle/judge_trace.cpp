@@ -104,7 +104,8 @@ RequestVerdict judge_request(const Timeline& timeline, int req, const RequestRou
     return crashed ? RequestVerdict{} : RequestVerdict{TraceVerdict::missing_output, -1, who + " never finished"};
   if (got.status == RequestRoutes::Status::none)
     return {TraceVerdict::missing_output, -1, who + " finished without routed experts (" +
-                                                  str(static_cast<int64_t>(want.expected.size())) + " rows expected)"};
+                                                  str(static_cast<int64_t>(want.expected.size())) +
+                                                  (want.expected.size() == 1 ? " row" : " rows") + " expected)"};
   const size_t common = std::min(got.rows.size(), want.expected.size());
   for (size_t i = 0; i < common; ++i)
     if (!matches(timeline, got.rows[i], want.expected[i])) {
