@@ -8,8 +8,8 @@
 // decodes 3 tokens, so a steady state runs one extend and about three decodes a step. It prints one
 // tab-separated row per implementation:
 //   impl  us-per-step-at-1000  us-per-step-at-10000  ratio-t(10000)/t(1000)  us-per-one-step-case  step/case
-// where the one-step case is the step's own case (LifecycleModel::step_case) judged concretely,
-// as a case campaign judges it.
+// where the one-step case is the step's own case (LifecycleModel::step_case), its step derived and
+// judged concretely, as a case campaign does for each case.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -37,7 +37,7 @@ Trace steady_trace(Engine engine, int steps) {
   t.model = {1, 2, 16};
   t.config.token_budget = 16;
   t.config.page = 1;
-  t.config.kv_slots = 1 << 16;
+  t.config.kv_slots = 256;  // the steady state holds three requests; finished ones free theirs
   for (int i = 0; i < steps; ++i) {
     TraceRequest r;
     r.id = i;
@@ -83,14 +83,20 @@ double us_per_case(const TraceImplementation& impl, const Trace& t, int repeat) 
   const Timeline timeline = validate_trace(t).value();
   const std::optional<Case> c = impl.model->step_case(t, timeline, static_cast<int>(t.steps.size() / 2));
   if (!c) return 0;
-  const Step step = derive_step(*c).value();
   const Result<std::unique_ptr<Implementation>> policy = make_implementation(impl.version->policy, {});
   if (!policy) return 0;
   constexpr int kCases = 2000;
   double best = 1e300;
   for (int r = 0; r < repeat; ++r) {
     const Clock::time_point start = Clock::now();
-    for (int i = 0; i < kCases; ++i) (void)judge_case(**policy, *c, step, JudgeMode::concrete);
+    for (int i = 0; i < kCases; ++i) {  // as a campaign does a case: derive its step, judge it
+      const Step step = derive_step(*c).value();
+      const Judgement j = judge_case(**policy, *c, step, JudgeMode::concrete);
+      if (j.verdict != Verdict::pass) {
+        std::fprintf(stderr, "r3fuzz_trace_scaling: %s fails the bench step: %s\n", impl.version->policy.data(), j.detail.c_str());
+        std::exit(2);
+      }
+    }
     best = std::min(best, seconds_since(start));
   }
   return best * 1e6 / kCases;

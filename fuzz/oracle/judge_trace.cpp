@@ -33,10 +33,8 @@ RouteRef ref_of_row(const StepView& step, const RowId& id) {
 // What the version's per-step capture delivers in step `n`: it runs the step's one-step case on
 // the host (fuzz/oracle/host_executor.hpp) and reads, on TP rank 0 of each DP rank, which token
 // each of the rank's real rows holds. A step the model gives no case for is taken as right.
-StepDelivery deliver(const TraceImplementation& impl, const Trace& t, const Timeline& timeline, int n) {
-  const StepView& view = timeline.steps[static_cast<size_t>(n)];
+StepDelivery deliver(const TraceImplementation& impl, const StepView& view, const std::optional<Case>& c) {
   if (impl.identity_capture || impl.policy == nullptr) return identity_delivery(view);
-  const std::optional<Case> c = impl.model->step_case(t, timeline, n);
   if (!c || !provenance_fits(*c)) return identity_delivery(view);
   Result<Step> step = derive_step(*c);
   if (!step) return identity_delivery(view);
@@ -248,7 +246,10 @@ std::vector<std::string> fixed_trace_implementations(Profile profile) { return v
 TraceJudgement judge_trace(const TraceImplementation& impl, const Trace& t, const Timeline& timeline) {
   std::vector<StepDelivery> delivery;
   delivery.reserve(timeline.steps.size());
-  for (size_t n = 0; n < timeline.steps.size(); ++n) delivery.push_back(deliver(impl, t, timeline, static_cast<int>(n)));
+  const bool per_step = !impl.identity_capture && impl.policy != nullptr;
+  const std::vector<std::optional<Case>> cases =
+      per_step ? impl.model->step_cases(t, timeline) : std::vector<std::optional<Case>>(timeline.steps.size());
+  for (size_t n = 0; n < timeline.steps.size(); ++n) delivery.push_back(deliver(impl, timeline.steps[n], cases[n]));
   LifecycleOutcome outcome = impl.model->run(t, timeline, delivery, impl.version->name, impl.applied);
   outcome.requests.resize(t.requests.size());
   if (impl.fault) apply_lifecycle_fault(*impl.fault, t, timeline, outcome);

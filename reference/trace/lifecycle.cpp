@@ -18,6 +18,13 @@ StepDelivery identity_delivery(const StepView& step) {
   return out;
 }
 
+std::vector<std::optional<Case>> LifecycleModel::step_cases(const Trace& t, const Timeline& timeline) const {
+  std::vector<std::optional<Case>> out;
+  out.reserve(timeline.steps.size());
+  for (size_t n = 0; n < timeline.steps.size(); ++n) out.push_back(step_case(t, timeline, static_cast<int>(n)));
+  return out;
+}
+
 const LifecycleModel* lifecycle_of(Engine engine) { return engine.model().lifecycle(); }
 
 std::optional<FoundVersion> find_lifecycle_version(std::string_view name) {

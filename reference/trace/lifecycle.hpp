@@ -87,6 +87,10 @@ class LifecycleModel {
   // The one-step case of step `step`, for the per-step policy (nullopt: the step is not judged
   // per step, and its delivery is the identity).
   virtual std::optional<Case> step_case(const Trace& t, const Timeline& timeline, int step) const = 0;
+  // Every step's case, as the judge asks for them: an engine whose step case depends on earlier
+  // steps (SGLang's last replayed graph bucket) computes them in one pass, so judging stays
+  // linear in the trace's length. The default asks step_case() for each.
+  virtual std::vector<std::optional<Case>> step_cases(const Trace& t, const Timeline& timeline) const;
 
   // Runs the trace under `version` with the patches `applied` (indices into patches()) on top.
   // `delivery` holds one entry per step.

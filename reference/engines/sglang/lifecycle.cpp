@@ -75,6 +75,9 @@ class SglangLifecycle final : public LifecycleModel {
   std::optional<Case> step_case(const Trace& t, const Timeline& timeline, int step) const override {
     return step_case_in(t, timeline, step, trace_profile(t));
   }
+  std::vector<std::optional<Case>> step_cases(const Trace& t, const Timeline& timeline) const override {
+    return step_cases_in(t, timeline, trace_profile(t));
+  }
 
   LifecycleOutcome run(const Trace& t, const Timeline& timeline, std::span<const StepDelivery> delivery,
                        std::string_view version, std::span<const int> applied) const override {

@@ -57,21 +57,32 @@ std::optional<Case> bare_case(const Trace& t, const Timeline& timeline, int step
 }
 
 // decode_cuda_graph_runner.py, replay: the runner's bs attribute is the bucket it replayed last;
-// the next forward's window may read it (docs/layout-contract.md section 11).
+// the next forward's window may read it (docs/layout-contract.md section 11). The bucket the
+// runner holds after a step with case `c` (none when its ranks replayed different ones), or
+// `before` when the step replayed no decode graph.
+std::optional<int64_t> bucket_after(const std::optional<Case>& c, std::optional<int64_t> before) {
+  if (!c) return before;
+  const Result<Step> derived = sglang::derive_step(*c);
+  if (!derived.ok()) return before;
+  const ForwardLayout* layout = forward_of(*derived);
+  if (layout == nullptr || !layout->decode_graph) return before;
+  const std::vector<int64_t>& bs = layout->runner_bs;
+  if (bs.empty() || std::any_of(bs.begin(), bs.end(), [&](int64_t b) { return b != bs.front(); })) return std::nullopt;
+  return bs.front();
+}
+
 std::optional<int64_t> last_replayed_bucket(const Trace& t, const Timeline& timeline, int step) {
-  for (int m = step - 1; m >= 0; --m) {
-    const std::optional<Case> earlier = bare_case(t, timeline, m);
-    if (!earlier) continue;
-    const Result<Step> derived = sglang::derive_step(*earlier);
-    if (!derived.ok()) continue;
-    const ForwardLayout* layout = forward_of(*derived);
-    if (layout == nullptr || !layout->decode_graph) continue;
-    const std::vector<int64_t>& bs = layout->runner_bs;
-    if (bs.empty() || std::any_of(bs.begin(), bs.end(), [&](int64_t b) { return b != bs.front(); }))
-      return std::nullopt;
-    return bs.front();
-  }
-  return std::nullopt;
+  std::optional<int64_t> bucket;
+  for (int m = 0; m < step; ++m) bucket = bucket_after(bare_case(t, timeline, m), bucket);
+  return bucket;
+}
+
+// The step's case with the runner's bucket set, if it is valid and in the profile.
+std::optional<Case> finished_case(std::optional<Case> c, std::optional<int64_t> bucket, Profile profile) {
+  if (!c) return std::nullopt;
+  forward_of(*c)->last_decode_bucket = bucket;
+  if (!sglang::validate(*c).ok() || !sglang::check_profile(*c, profile).ok()) return std::nullopt;
+  return c;
 }
 
 }  // namespace
@@ -82,11 +93,20 @@ Profile trace_profile(const Trace& t) {
 }
 
 std::optional<Case> step_case_in(const Trace& t, const Timeline& timeline, int step, Profile profile) {
-  std::optional<Case> c = bare_case(t, timeline, step);
-  if (!c) return std::nullopt;
-  forward_of(*c)->last_decode_bucket = last_replayed_bucket(t, timeline, step);
-  if (!sglang::validate(*c).ok() || !sglang::check_profile(*c, profile).ok()) return std::nullopt;
-  return c;
+  return finished_case(bare_case(t, timeline, step), last_replayed_bucket(t, timeline, step), profile);
+}
+
+std::vector<std::optional<Case>> step_cases_in(const Trace& t, const Timeline& timeline, Profile profile) {
+  std::vector<std::optional<Case>> out;
+  out.reserve(timeline.steps.size());
+  std::optional<int64_t> bucket;
+  for (size_t n = 0; n < timeline.steps.size(); ++n) {
+    std::optional<Case> bare = bare_case(t, timeline, static_cast<int>(n));
+    const std::optional<int64_t> next = bucket_after(bare, bucket);
+    out.push_back(finished_case(std::move(bare), bucket, profile));
+    bucket = next;
+  }
+  return out;
 }
 
 std::vector<int64_t> padded_rows(const Trace& t, const Timeline& timeline, int step) {

@@ -25,6 +25,9 @@ namespace r3::sglang {
 //    replayed last in an earlier step (when every rank replayed the same one);
 //  - dp_attention and a2a from the knobs; layer 0; no TBO, no prefill graph.
 std::optional<Case> step_case_in(const Trace& t, const Timeline& timeline, int step, Profile profile);
+// Every step's, in one pass: the last replayed bucket is carried forward rather than searched
+// for backward from each step, so a trace's cases cost time linear in its length.
+std::vector<std::optional<Case>> step_cases_in(const Trace& t, const Timeline& timeline, Profile profile);
 
 // Rows of each DP rank's batch in the forward of `step`: its real rows plus the decode graph's or
 // DP attention's padding (layout.cpp, derive_forward), or just the real rows when the step has

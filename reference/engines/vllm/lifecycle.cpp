@@ -50,6 +50,11 @@ constexpr std::array kPatches = {
                    "the decode instance never writes the slots of the prompt KV a prefill instance sends "
                    "(scheduler.py: Scheduler._get_routed_experts @ b4622cf; contract 2.4 V1, spec 4.2): stale "
                    "prompt rows; fixed by sending the prefill instance's rows with its KV"},
+    LifecyclePatch{"preempted-rows",
+                   "a preemption frees the request's blocks and the rows are read at finish through the block "
+                   "table (scheduler.py: Scheduler._get_routed_experts @ b4622cf; contract 2.4 V1): a request "
+                   "aborted before its recompute reaches a position returns zeros there, not the rows its "
+                   "earlier forwards computed; fixed by keeping those rows until the recompute replaces them"},
 };
 
 class VllmLifecycle final : public LifecycleModel {
@@ -59,7 +64,7 @@ class VllmLifecycle final : public LifecycleModel {
 
   std::vector<int> missing_patches(std::string_view version) const override {
     if (version == "vllm-50874") return {kPatchGenerationOnWeightUpdate, kPatchPreemptReemit};
-    if (version == "vllm-pre-50874") return {kPatchOffloadRows, kPatchPdRows};
+    if (version == "vllm-pre-50874") return {kPatchOffloadRows, kPatchPdRows, kPatchPreemptedRows};
     return {};
   }
 
@@ -79,9 +84,9 @@ class VllmLifecycle final : public LifecycleModel {
                              {has(kPatchGenerationOnWeightUpdate), has(kPatchPreemptReemit)});
     }
     if (version == "vllm-pre-50874") {
-      return run_slots(t, timeline, delivery, {has(kPatchOffloadRows), has(kPatchPdRows), false});
+      return run_slots(t, timeline, delivery, {has(kPatchOffloadRows), has(kPatchPdRows), false, has(kPatchPreemptedRows)});
     }
-    if (version == "r3-fixed") return run_slots(t, timeline, delivery, {true, true, true});
+    if (version == "r3-fixed") return run_slots(t, timeline, delivery, {true, true, true, true});
     LifecycleOutcome unknown;
     unknown.requests.resize(t.requests.size());
     unknown.crash_step = 0;

@@ -19,6 +19,7 @@ enum LifecyclePatchIndex : int {
   kPatchPreemptReemit = 1,             // vllm-50874
   kPatchOffloadRows = 2,               // vllm-pre-50874
   kPatchPdRows = 3,                    // vllm-pre-50874
+  kPatchPreemptedRows = 4,             // vllm-pre-50874
 };
 
 }  // namespace r3::vllm

@@ -32,7 +32,7 @@ namespace {
 struct Key {
   int generation = 0;
   uint64_t hash = 0;
-  int version = 0;  // the KV's weight version: only under patch generation-on-weight-update
+  uint64_t versions = 0;  // the weight versions of the block's KV: only under patch generation-on-weight-update
   auto operator<=>(const Key&) const = default;
 };
 
@@ -45,7 +45,7 @@ struct Worker {
   int64_t keys = 0;                       // block hashes the scheduler has sent
   std::map<int64_t, RouteRef> captured;   // rows this state captured, by position
   std::set<int64_t> completed;            // blocks it completed (published or pending)
-  std::map<int64_t, int> pending;         // completed blocks awaiting their hash: block -> KV version
+  std::map<int64_t, uint64_t> pending;    // completed blocks awaiting their hash: block -> KV versions
   int finished_step = -1;
 };
 
@@ -144,7 +144,7 @@ class BlockStoreWalk final : public WalkObserver {
     for (int64_t b = capture_start / page_; (b + 1) * page_ <= token_end; ++b) {
       if (w.completed.count(b) || !captured_block(w, b)) continue;
       w.completed.insert(b);
-      w.pending[b] = kv_.block_version(r, b);
+      w.pending[b] = block_versions(r, b);
     }
 
     // A lagging forward belongs to a finished request: the scheduler takes nothing from it.
@@ -201,8 +201,17 @@ class BlockStoreWalk final : public WalkObserver {
     return hashes[last];
   }
 
-  Key key(int req, int64_t b, int version) const {
-    return {generation_, block_hash(req, b).value_or(0), fixes_.key_by_kv_version ? version : 0};
+  // The weight versions of every position of block b's KV, folded: under the patch a block whose
+  // rows span a weight update is an object of its own, apart from one computed wholly after it.
+  uint64_t block_versions(int req, int64_t b) const {
+    uint64_t folded = 0xcbf29ce484222325ull;
+    for (int64_t p = b * page_; p < (b + 1) * page_; ++p)
+      folded = (folded ^ static_cast<uint64_t>(kv_.kv_version(req, p) + 1)) * 0x100000001b3ull;
+    return folded;
+  }
+
+  Key key(int req, int64_t b, uint64_t versions) const {
+    return {generation_, block_hash(req, b).value_or(0), fixes_.key_by_kv_version ? versions : 0};
   }
 
   int dp_of(int req) const { return std::clamp(t_.requests[req].dp, 0, static_cast<int>(store_.size()) - 1); }
@@ -232,7 +241,7 @@ class BlockStoreWalk final : public WalkObserver {
     int64_t p = m.start;
     for (; p < stored_end; p = (p / page_ + 1) * page_) {
       const int64_t b = p / page_;
-      const Key k = key(m.req, b, kv_.block_version(m.req, b));
+      const Key k = key(m.req, b, block_versions(m.req, b));
       const auto& store = store_[dp_of(m.req)];
       const auto found = store.find(k);
       if (found == store.end()) {

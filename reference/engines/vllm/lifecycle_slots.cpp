@@ -24,7 +24,16 @@ class SlotWalk final : public WalkObserver {
 
   void before_event(int /*step*/, const TraceEvent& e) override {
     if (!known(e.req)) return;
-    if (e.kind == TraceEvent::Kind::preempt) held_[e.req] = 0;
+    if (e.kind == TraceEvent::Kind::preempt) {
+      if (fixes_.keep_preempted_rows) {
+        auto& kept = preempted_[e.req];
+        for (int64_t p = 0; p < held_[e.req]; ++p) {
+          if (p >= static_cast<int64_t>(kept.size())) kept.resize(static_cast<size_t>(p + 1));
+          kept[static_cast<size_t>(p)] = read(e.req, p);
+        }
+      }
+      held_[e.req] = 0;
+    }
     // Patch offload-rows: the rows go to host with the KV (vLLM V3's
     // RoutedExpertsManager.apply_offload_transfers, manager.py @ 1291121, stores on offload).
     if (e.kind == TraceEvent::Kind::offload && fixes_.offload_rows) {
@@ -68,7 +77,11 @@ class SlotWalk final : public WalkObserver {
     // V1 reads [0, num_tokens - 1): it predates routed_experts_prompt_start (#51906, V3), so
     // the fixed model alone starts at the request's start.
     const int64_t from = fixes_.from_start ? view.start : 0;
-    for (int64_t p = from; p < view.total - 1; ++p) rows_[req].push_back(read(req, p));
+    const std::vector<RouteRef>& kept = preempted_[req];
+    for (int64_t p = from; p < view.total - 1; ++p) {
+      const bool recomputed = p < held_[req];
+      rows_[req].push_back(!recomputed && p < static_cast<int64_t>(kept.size()) ? kept[static_cast<size_t>(p)] : read(req, p));
+    }
     done_[req] = true;
   }
 
@@ -99,6 +112,7 @@ class SlotWalk final : public WalkObserver {
   std::vector<std::vector<RouteRef>> host_;  // per DP rank, per KV slot
   std::vector<int64_t> held_;                // per request: positions whose KV it holds
   std::map<int, std::vector<RouteRef>> offloaded_;
+  std::map<int, std::vector<RouteRef>> preempted_;  // keep_preempted_rows: the rows before the last preemption
   std::vector<bool> done_;
   std::vector<std::vector<RouteRef>> rows_;
 };

@@ -26,6 +26,9 @@ struct SlotFixes {
   bool offload_rows = false;  // patch offload-rows
   bool pd_rows = false;       // patch pd-rows
   bool from_start = false;    // rows from routed_experts_prompt_start (the fixed model)
+  // The fixed model: a preempted request keeps the rows its earlier forwards wrote, for the
+  // positions it has not recomputed when it ends (an abort before the recompute finished).
+  bool keep_preempted_rows = false;
 };
 LifecycleOutcome run_slots(const Trace& t, const Timeline& timeline, std::span<const StepDelivery> delivery,
                            SlotFixes fixes);

@@ -332,3 +332,27 @@ TEST(VllmLifecycleRuns, DeliveredRowsAreWhatTheVersionsReturn) {
 
 }  // namespace
 }  // namespace r3
+
+namespace r3 {
+namespace {
+
+using namespace test::vllm_trace;
+
+TEST(VllmLifecycleRunsPreempted, AnAbortBeforeTheRecomputeReadsFreedBlocksInTheReleases) {
+  // Preempted after two decodes, aborted before it runs again (vLLM ends an abort at once): the
+  // slot-keyed releases read its freed blocks (zeros); main streamed the rows already; the fixed
+  // model, and the releases with patch preempted-rows, keep them.
+  const Trace t = vllm_trace({request(0, {1}, {2, 3, 4}, Finish::abort)}, {{{}, {extend(0, 0, 1)}},
+                                                                          {{}, {decode(0, 1)}},
+                                                                          {{}, {decode(0, 2)}},
+                                                                          {{on(TraceEvent::Kind::preempt, 0)}, {}},
+                                                                          {{on(TraceEvent::Kind::abort, 0)}, {}}});
+  EXPECT_EQ(expected_of(t, 0), own(0, 0, 3));
+  EXPECT_EQ(rows_of(run(t, "vllm-pre-50874"), 0), (std::vector<RouteRef>{zeros(), zeros(), zeros()}));
+  EXPECT_EQ(rows_of(run(t, "vllm-pre-50874", {vllm::kPatchPreemptedRows}), 0), own(0, 0, 3));
+  EXPECT_EQ(rows_of(run(t, "vllm-50874"), 0), own(0, 0, 3));
+  EXPECT_EQ(rows_of(run(t, "r3-fixed"), 0), own(0, 0, 3));
+}
+
+}  // namespace
+}  // namespace r3
