@@ -36,6 +36,23 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return {};
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += " " + row[c];
+      if (c + 1 < row.size() && c < width.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string replay_command(const std::string& program, const std::string& file) {
   return file.empty() ? std::string("(not written: --out is off)") : program + " replay " + shell_quote(file);
 }
@@ -69,20 +86,9 @@ std::string findings_table(const CampaignReport& r) {
                     joined(f.implementations), std::to_string(r.occurrences(f)),
                     f.file.empty() ? "(not written: --out is off)" : terminal_safe(f.file)});
   }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  std::string out = std::to_string(r.findings.size()) + " finding" + (r.findings.size() == 1 ? "" : "s") +
-                    " (one per bug) under profile " + std::string(to_string(r.options.generator.profile)) + ":\n";
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += " " + row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
+  return std::to_string(r.findings.size()) + " finding" + (r.findings.size() == 1 ? "" : "s") +
+         " (one per bug) under profile " + std::string(to_string(r.options.generator.profile)) + ":\n" +
+         aligned_table(rows);
 }
 
 std::string finding_details(const CampaignReport& r) {

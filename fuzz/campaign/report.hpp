@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,10 @@ namespace r3 {
 // r3fuzz (CampaignOptions::program, program_word(argv[0])); the file is shell-quoted.
 // "build/default/fuzz/cli/r3fuzz replay r3fuzz-out/vllm-pre-50874-capacity-gathered-naive_total.json".
 std::string replay_command(const std::string& program, const std::string& file);
+
+// Rows as a table a reader scans: each line indented by two, columns padded to the widest cell
+// (the findings tables of case and trace campaigns).
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 // "PROGRAM export FILE --pytest": the same case as a pytest module for the engine's own code.
 std::string export_command_text(const std::string& program, const std::string& file);
 

@@ -38,20 +38,8 @@ std::string table(const TraceCampaignReport& r) {
                     joined(f.implementations), std::to_string(f.traces),
                     f.file.empty() ? "(not written: --out is off)" : terminal_safe(f.file)});
   }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  std::string out = std::to_string(r.findings.size()) + " trace finding" + (r.findings.size() == 1 ? "" : "s") +
-                    " (one per bug) under profile " + std::string(to_string(r.options.profile)) + ":\n";
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += " " + row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 1, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
+  return std::to_string(r.findings.size()) + " trace finding" + (r.findings.size() == 1 ? "" : "s") +
+         " (one per bug) under profile " + std::string(to_string(r.options.profile)) + ":\n" + aligned_table(rows);
 }
 
 }  // namespace

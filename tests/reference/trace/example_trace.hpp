@@ -1,4 +1,5 @@
-// Issue 29's example trace, as a value: the fixture the trace tests share.
+// Building traces in C++ (a request, a work, an event), and issue 29's example trace as a value:
+// the fixtures every trace test shares.
 #pragma once
 
 #include "reference/engine.hpp"
@@ -12,6 +13,17 @@ inline Work verify(int req, int64_t q, int accepted) { return {Work::Kind::verif
 inline TraceEvent hit(int req, int64_t len) { return {TraceEvent::Kind::hit, req, len, 0, false}; }
 inline TraceEvent on(TraceEvent::Kind kind, int req) { return {kind, req, 0, 0, false}; }
 inline TraceEvent weight_update(int version, bool flush) { return {TraceEvent::Kind::weight_update, -1, 0, version, flush}; }
+
+inline TraceRequest request(int id, std::vector<int32_t> prompt, std::vector<int32_t> outputs,
+                            Finish finish = Finish::length, int dp = 0) {
+  TraceRequest r;
+  r.id = id;
+  r.dp = dp;
+  r.prompt = std::move(prompt);
+  r.outputs = std::move(outputs);
+  r.finish = finish;
+  return r;
+}
 
 inline Trace example_trace() {
   Trace t;

@@ -15,6 +15,7 @@
 #include "reference/trace/lifecycle.hpp"
 #include "reference/trace/timeline.hpp"
 #include "reference/trace/trace.hpp"
+#include "tests/reference/trace/example_trace.hpp"
 
 namespace r3::test {
 
@@ -28,23 +29,6 @@ inline Trace sglang_trace(int page = 1, int64_t kv_slots = 64) {
   return t;
 }
 
-inline TraceRequest request(int id, std::vector<int32_t> prompt, std::vector<int32_t> outputs,
-                            Finish finish = Finish::length, int dp = 0) {
-  TraceRequest r;
-  r.id = id;
-  r.dp = dp;
-  r.prompt = std::move(prompt);
-  r.outputs = std::move(outputs);
-  r.finish = finish;
-  return r;
-}
-
-inline Work extend(int req, int64_t lo, int64_t hi) { return Work{Work::Kind::extend, req, lo, hi, 0}; }
-inline Work decode(int req, int64_t q) { return Work{Work::Kind::decode, req, q, q + 1, 0}; }
-inline Work verify(int req, int64_t q, int accepted) { return Work{Work::Kind::verify, req, q, q + 1, accepted}; }
-
-inline TraceEvent hit(int req, int64_t len) { return TraceEvent{TraceEvent::Kind::hit, req, len}; }
-inline TraceEvent on(TraceEvent::Kind kind, int req) { return TraceEvent{kind, req}; }
 inline TraceEvent weights(int version, bool flush) {
   TraceEvent e{TraceEvent::Kind::weight_update};
   e.version = version;

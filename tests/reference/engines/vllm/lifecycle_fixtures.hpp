@@ -13,28 +13,17 @@
 #include "reference/trace/lifecycle.hpp"
 #include "reference/trace/timeline.hpp"
 #include "reference/trace/trace.hpp"
+#include "tests/reference/trace/example_trace.hpp"
 
 namespace r3::test::vllm_trace {
 
-inline Work extend(int req, int64_t lo, int64_t hi) { return {Work::Kind::extend, req, lo, hi, 0}; }
-inline Work decode(int req, int64_t q) { return {Work::Kind::decode, req, q, q + 1, 0}; }
-inline Work verify(int req, int64_t q, int accepted) { return {Work::Kind::verify, req, q, q + 1, accepted}; }
-inline TraceEvent hit(int req, int64_t len) { return {TraceEvent::Kind::hit, req, len, 0, false}; }
-inline TraceEvent on(TraceEvent::Kind kind, int req) { return {kind, req, 0, 0, false}; }
-inline TraceEvent weight_update(int version, bool flush) {
-  return {TraceEvent::Kind::weight_update, -1, 0, version, flush};
-}
-
-inline TraceRequest request(int id, std::vector<int32_t> prompt, std::vector<int32_t> outputs,
-                            Finish finish = Finish::length, int dp = 0) {
-  TraceRequest r;
-  r.id = id;
-  r.dp = dp;
-  r.prompt = std::move(prompt);
-  r.outputs = std::move(outputs);
-  r.finish = finish;
-  return r;
-}
+using test::decode;
+using test::extend;
+using test::hit;
+using test::on;
+using test::request;
+using test::verify;
+using test::weight_update;
 
 // One DP rank, page 2, prefix caching on (vLLM main requires it), no connector.
 inline Trace vllm_trace(std::vector<TraceRequest> requests, std::vector<TraceStep> steps) {
