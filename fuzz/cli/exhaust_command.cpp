@@ -12,6 +12,9 @@
 #include <thread>
 
 #include "fuzz/cli/commands.hpp"
+#include "fuzz/codec/trace_json.hpp"
+#include "fuzz/exhaust/trace_space.hpp"
+#include "fuzz/io/terminal_text.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
@@ -59,7 +62,35 @@ struct ExhaustFlags {
   std::string fault;
   Mode mode = Mode::symbolic;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool traces = false;  // tiny serving traces instead of cases (fuzz/exhaust/trace_space.hpp)
+  TraceSpaceBounds trace_bounds;
 };
+
+// exhaust --traces: every trace of the tiny space for the implementation (default: the profile's
+// engines' fixed lifecycle models); exit 1 at the first difference, printed as a trace file.
+Result<int> exhaust_traces_command(const ExhaustFlags& f) {
+  std::vector<std::string> names;
+  if (!f.impl.empty()) names.push_back(f.impl);
+  else names = fixed_trace_implementations(f.bounds.profile);
+  if (names.empty()) return Error{"--traces: no engine of profile " + std::string(to_string(f.bounds.profile)) + " has a lifecycle model"};
+  int code = 0;
+  for (const std::string& name : names) {
+    Result<TraceImplementation> impl = make_trace_implementation(name);
+    if (!impl) return Error{"--impl " + name + ": " + impl.error().message};
+    const Profile profile = f.bounds.profile.is_any() ? Profile::of(impl->engine, 0) : f.bounds.profile;
+    R3_TRY(const TraceExhaustResult r, exhaust_traces(*impl, profile, f.trace_bounds));
+    std::cout << terminal_safe(name) << ": " << r.visited << " valid traces, " << r.judged << " judged (profile "
+              << to_string(profile) << ", <= " << f.trace_bounds.max_requests << " requests, <= "
+              << f.trace_bounds.max_steps << " steps): ";
+    if (!r.counterexample) {
+      std::cout << "no difference within bounds\n";
+      continue;
+    }
+    code = 1;
+    std::cout << terminal_safe(r.detail) << "\n" << terminal_safe(trace_to_json_text(*r.counterexample), true);
+  }
+  return code;
+}
 
 std::string progress_line(const ExhaustProgress& p, double seconds) {
   char buf[160];
@@ -167,6 +198,11 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
   add_profile_option(*cmd, f->bounds.profile, "default vllm");
   cmd->add_option("--jobs", f->jobs, "worker threads (default: every core)")->capture_default_str()
       ->transform(whole_number);
+  cmd->add_flag("--traces", f->traces,
+                "every tiny serving trace instead (fuzz/exhaust/trace_space.hpp says which), judged with --impl "
+                "(default: each fixed lifecycle model of the profile)");
+  cmd->add_option("--max-requests", f->trace_bounds.max_requests, "--traces: requests at most (default 2, at most 3)");
+  cmd->add_option("--max-steps", f->trace_bounds.max_steps, "--traces: steps at most (default 4, at most 5)");
   cmd->callback([f, cmd, &outcome] {
     // The profile's engine's own defaults for the bounds the command line left unset (under
     // profile any, the default engine's: the flags' defaults).
@@ -177,7 +213,7 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
       if (cmd->count("--max-tokens") == 0) f->bounds.max_tokens = defaults.max_tokens;
       if (cmd->count("--max-m") == 0) f->bounds.max_m = defaults.max_m;
     }
-    auto code = exhaust_command(*f);
+    auto code = f->traces ? exhaust_traces_command(*f) : exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());
     outcome.exit_code = *code;
   });
