@@ -121,6 +121,9 @@ class Walk {
 
   Status run() {
     states_.resize(t_.requests.size());
+    size_t positions = 0;  // the prefix cache holds at most every known position: no rehash mid-walk
+    for (const TraceRequest& r : t_.requests) positions += r.prompt.size() + r.outputs.size();
+    cache_.reserve(positions);
     for (size_t i = 0; i < t_.requests.size(); ++i) {
       const TraceRequest& r = t_.requests[i];
       RequestState& s = states_[i];
