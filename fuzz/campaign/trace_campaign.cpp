@@ -62,8 +62,8 @@ TraceOutcome judge_index(const TraceCampaignOptions& o, const std::vector<TraceI
   }
   for (size_t i = 0; i < impls.size(); ++i) {
     if (impls[i].engine != out.trace.engine) continue;
-    // A version judges only the traces its own profile runs (vllm-pre-50874 never takes a
-    // routed_experts_prompt_start, which arrived later): outside it, a difference is no bug.
+    // A version judges only the traces its own profile runs (an older version may lack a request
+    // field a newer one takes): outside it, a difference is no bug.
     const Result<Profile> own = parse_profile(impls[i].version->profile);
     if (own && !impls[i].model->check_profile(out.trace, *timeline, *own)) continue;
     const TraceJudgement j = judge_trace(impls[i], out.trace, *timeline);
@@ -105,12 +105,8 @@ void shrink_finding(TraceFinding& f, const TraceImplementation& impl, Profile pr
   if (shrink) {
     const TraceVerdict verdict = f.verdict;
     const std::string cause = f.cause;
-    f.reproducer = shrink(f.reproducer, profile, [&](const Trace& candidate) {
-      const Result<Timeline> timeline = validate_trace(candidate);
-      if (!timeline) return false;
-      const TraceJudgement j = judge_trace(impl, candidate, *timeline);
-      return j.verdict == verdict && trace_root_cause(impl, candidate, *timeline) == cause;
-    });
+    f.reproducer = shrink(f.reproducer, profile,
+                          [&](const Trace& candidate) { return fails_the_same(impl, candidate, verdict, cause); });
   }
   if (const Result<Timeline> timeline = validate_trace(f.reproducer))
     f.detail = judge_trace(impl, f.reproducer, *timeline).detail;
@@ -134,28 +130,34 @@ void merge_combined_causes(TraceCampaignReport& report, std::vector<size_t>& fir
     }
     return std::nullopt;
   };
-  for (size_t i = report.findings.size(); i-- > 0;) {
-    const TraceFinding combined = report.findings[i];
-    if (combined.cause.find('+') == std::string::npos) continue;
-    std::vector<std::string> causes;
-    for (size_t from = 0, plus = 0; plus != std::string::npos; from = plus + 1) {
-      plus = combined.cause.find('+', from);
-      causes.push_back(combined.cause.substr(from, plus - from));
+  // Merging adds implementations to a finding, which can let another combination merge: repeat
+  // until nothing merges.
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t i = report.findings.size(); i-- > 0;) {
+      const TraceFinding combined = report.findings[i];
+      if (combined.cause.find('+') == std::string::npos) continue;
+      std::vector<std::string> causes;
+      for (size_t from = 0, plus = 0; plus != std::string::npos; from = plus + 1) {
+        plus = combined.cause.find('+', from);
+        causes.push_back(combined.cause.substr(from, plus - from));
+      }
+      std::vector<size_t> parts;
+      for (const std::string& cause : causes)
+        if (const std::optional<size_t> part = alone(cause, combined.implementations)) parts.push_back(*part);
+      if (parts.size() != causes.size()) continue;
+      for (const size_t j : parts) {
+        TraceFinding& f = report.findings[j];
+        f.traces += combined.traces;
+        for (const std::string& name : combined.implementations)
+          if (std::find(f.implementations.begin(), f.implementations.end(), name) == f.implementations.end())
+            f.implementations.push_back(name);
+      }
+      report.findings.erase(report.findings.begin() + static_cast<std::ptrdiff_t>(i));
+      report.first_seconds.erase(report.first_seconds.begin() + static_cast<std::ptrdiff_t>(i));
+      first_impl.erase(first_impl.begin() + static_cast<std::ptrdiff_t>(i));
+      merged = true;
     }
-    std::vector<size_t> parts;
-    for (const std::string& cause : causes)
-      if (const std::optional<size_t> part = alone(cause, combined.implementations)) parts.push_back(*part);
-    if (parts.size() != causes.size()) continue;
-    for (const size_t j : parts) {
-      TraceFinding& f = report.findings[j];
-      f.traces += combined.traces;
-      for (const std::string& name : combined.implementations)
-        if (std::find(f.implementations.begin(), f.implementations.end(), name) == f.implementations.end())
-          f.implementations.push_back(name);
-    }
-    report.findings.erase(report.findings.begin() + static_cast<std::ptrdiff_t>(i));
-    report.first_seconds.erase(report.first_seconds.begin() + static_cast<std::ptrdiff_t>(i));
-    first_impl.erase(first_impl.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 

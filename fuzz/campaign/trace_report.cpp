@@ -76,8 +76,9 @@ std::string trace_report_text(const TraceCampaignReport& r, bool with_timing) {
     out += "      " + terminal_safe(f.detail) + "\n";
     if (!f.cause.empty())
       out += "      root cause: " + f.cause +
-             (f.cause == "step-capture" ? " (the per-step capture: see the case campaign's findings)\n"
-                                        : " (the patch of the fixed model that repairs it)\n");
+             (f.cause.rfind("step-capture", 0) == 0
+                  ? " (the per-step capture, and the per-step fix's patch that repairs it: see the case campaign's findings)\n"
+                  : " (the patch of the fixed model that repairs it)\n");
     out += "      first: trace #" + std::to_string(f.first_trace) + " of seed " + std::to_string(r.options.seed) + "\n";
     out += "      reproducer: " + summarize_trace(f.reproducer) + "\n";
     out += "      replay: " + terminal_safe(replay_command(r.options.program, f.file)) + "\n";

@@ -67,10 +67,9 @@ int shrink_trace_command(const std::string& path, const std::string& impl_name, 
   const std::string cause = trace_root_cause(*impl, *input, timeline);
   const TraceVerdict verdict = first->verdict;
   const Profile profile = input->profile.value_or(Profile::of(input->engine, 0));
-  const TraceShrinkResult shrunk = shrink_trace(*input, profile, [&](const Trace& candidate) {
-    const Result<Timeline> tl = validate_trace(candidate);
-    return tl && judge_trace(*impl, candidate, *tl).verdict == verdict && trace_root_cause(*impl, candidate, *tl) == cause;
-  }, max_attempts);
+  const TraceShrinkResult shrunk = shrink_trace(
+      *input, profile, [&](const Trace& candidate) { return fails_the_same(*impl, candidate, verdict, cause); },
+      max_attempts);
   Trace minimal = shrunk.trace;
   const Timeline minimal_timeline = validate_trace(minimal).value();
   const TraceJudgement j = judge_trace(*impl, minimal, minimal_timeline);

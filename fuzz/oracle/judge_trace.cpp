@@ -296,7 +296,18 @@ std::string trace_root_cause(const TraceImplementation& impl, const Trace& t, co
   };
   for (const int p : missing)
     if (passes_with({p}, false)) return named(std::array{p});
-  if (passes_with({}, true)) return "step-capture";
+  if (passes_with({}, true)) {
+    // A per-step bug: named by the per-step policy's own patch that repairs it (root_cause.hpp's
+    // mechanism), so one per-step bug is one finding whatever the version and verdict it shows in.
+    if (impl.policy != nullptr)
+      for (const std::string_view patch : impl.policy->patch_names()) {
+        TraceImplementation tried = impl;
+        tried.policy = impl.policy->with_patches(std::array{patch});
+        if (tried.policy != nullptr && judge_trace(tried, t, timeline).verdict == TraceVerdict::pass)
+          return "step-capture:" + std::string(patch);
+      }
+    return "step-capture";
+  }
   // Several bugs in one trace: from every missing patch and the per-step capture taken as right,
   // drop each in turn that the trace still passes without; what is left is a minimal repair.
   std::vector<int> kept = missing;
@@ -314,6 +325,11 @@ std::string trace_root_cause(const TraceImplementation& impl, const Trace& t, co
   if (passes_with(kept, false)) identity = false;
   if (kept.empty()) return "step-capture";
   return named(kept) + (identity ? "+step-capture" : "");
+}
+
+bool fails_the_same(const TraceImplementation& impl, const Trace& t, TraceVerdict verdict, const std::string& cause) {
+  const Result<Timeline> timeline = validate_trace(t);
+  return timeline && judge_trace(impl, t, *timeline).verdict == verdict && trace_root_cause(impl, t, *timeline) == cause;
 }
 
 }  // namespace r3

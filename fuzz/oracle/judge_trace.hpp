@@ -74,8 +74,13 @@ TraceJudgement judge_trace(const TraceImplementation& impl, const Trace& t, cons
 Result<TraceJudgement> judge_trace_file(const TraceImplementation& impl, const Trace& t);
 
 // The root cause of a failing judgement: the one missing patch of the version that makes it pass,
-// else "step-capture" when the per-step capture taken as right does, else a minimal set of both
+// else "step-capture" when the per-step capture taken as right does ("step-capture:PATCH" when one
+// patch of the per-step policy, CapturePolicy::patch_names, does), else a minimal set of both
 // ("pd-prompt-rows+step-capture": a trace with several bugs), or empty when nothing repairs it.
 std::string trace_root_cause(const TraceImplementation& impl, const Trace& t, const Timeline& timeline);
+
+// Whether `t` is valid and `impl` still fails it with `verdict` and root cause `cause`: the
+// predicate a failing trace is shrunk under (run --traces, shrink).
+bool fails_the_same(const TraceImplementation& impl, const Trace& t, TraceVerdict verdict, const std::string& cause);
 
 }  // namespace r3
