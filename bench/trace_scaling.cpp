@@ -3,7 +3,7 @@
 //
 //   r3fuzz_trace_scaling [--repeat R] [--only IMPL]
 //
-// For each fixed lifecycle model (sglang-fixed, r3-fixed) it builds traces of one shape at 1,000
+// For each engine's fixed lifecycle model it builds traces of one shape at 1,000
 // and 10,000 steps: requests arrive one a step, each extends a 4-token prompt in one step and then
 // decodes 3 tokens, so a steady state runs one extend and about three decodes a step. It prints one
 // tab-separated row per implementation:
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     }
   }
   if (repeat < 1) repeat = 1;
-  for (const std::string& name : {std::string("sglang-fixed"), std::string("r3-fixed")}) {
+  for (const std::string& name : fixed_trace_implementations(Profile::any())) {  // every engine's fixed model
     if (!only.empty() && only != name) continue;
     const Result<TraceImplementation> impl = make_trace_implementation(name);
     if (!impl) {
