@@ -1,6 +1,6 @@
 # R3FUZZ_FUZZING: an explicit clang libFuzzer + ASan + UBSan mode, so it fails
 # fast when the compiler cannot do it. Adds sanitizer flags and
-# -fsanitize=fuzzer-no-link (coverage for libraries) to r3fuzz_options, and
+# -fsanitize=fuzzer-no-link (coverage for libraries) to CMAKE_CXX_FLAGS, and
 # defines r3fuzz_fuzzer_engine, which fuzz target executables link to get
 # libFuzzer's main (-fsanitize=fuzzer). Outside fuzzing mode
 # r3fuzz_fuzzer_engine is empty, so fuzz targets need their own main() there.
@@ -41,10 +41,20 @@ if(NOT R3FUZZ_HAVE_LIBFUZZER)
 endif()
 
 message(STATUS "r3fuzz: fuzzing mode: libFuzzer + ASan + UBSan")
-target_compile_definitions(r3fuzz_options INTERFACE R3FUZZ_FUZZING=1)
-# Line tables are all a sanitizer report needs to name file:line, at a fraction of -g's cost.
-target_compile_options(r3fuzz_options INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:${_r3fuzz_sanitize} -fsanitize=fuzzer-no-link -gline-tables-only>)
+# The sanitizer flags go into CMAKE_CXX_FLAGS, where an OSS-Fuzz builder puts its own (CXXFLAGS),
+# not into r3fuzz_options: a compile line of this build is then exactly the line
+# .clusterfuzzlite/build.sh makes when given R3FUZZ_FUZZING_BUILDER_CXXFLAGS, so the
+# ClusterFuzzLite build check (label cflite) takes its objects from the compiler cache instead of
+# building the library a third time. Line tables are all a sanitizer report needs to name
+# file:line, at a fraction of -g's cost. The tests' R3FUZZ_FUZZING define is theirs
+# (tests/CMakeLists.txt): the library compiles the same in both builds.
+list(JOIN _r3fuzz_sanitize " " _r3fuzz_sanitize_text)
+string(APPEND CMAKE_CXX_FLAGS " ${_r3fuzz_sanitize_text} -fsanitize=fuzzer-no-link -gline-tables-only")
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _r3fuzz_config)
+set(R3FUZZ_FUZZING_BUILDER_CXXFLAGS "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_r3fuzz_config}}")
+string(STRIP "${R3FUZZ_FUZZING_BUILDER_CXXFLAGS}" R3FUZZ_FUZZING_BUILDER_CXXFLAGS)
 target_link_options(r3fuzz_options INTERFACE ${_r3fuzz_sanitize})
 target_link_options(r3fuzz_fuzzer_engine INTERFACE -fsanitize=fuzzer)
 unset(_r3fuzz_sanitize)
+unset(_r3fuzz_sanitize_text)
+unset(_r3fuzz_config)
