@@ -16,10 +16,26 @@ KvPool::KvPool(int64_t usable, int64_t page)
     : page_(page), blocks_(static_cast<size_t>(std::max<int64_t>(usable, 0)) + 1),
       slot_versions_(blocks_.size() * static_cast<size_t>(page), 0) {
   // Block 0 is the null block (BlockPool.__init__ pops it before any request allocates).
-  for (int b = 1; b < static_cast<int>(blocks_.size()); ++b) {
-    blocks_[b].queued = true;
-    blocks_[b].at = queue_.insert(queue_.end(), b);
-  }
+  for (int b = 1; b < static_cast<int>(blocks_.size()); ++b) enqueue_tail(b);
+}
+
+void KvPool::enqueue_tail(int block) {
+  Block& b = blocks_[block];
+  b.queued = true;
+  b.prev = tail_;
+  b.next = -1;
+  (tail_ >= 0 ? blocks_[tail_].next : head_) = block;
+  tail_ = block;
+  ++queued_;
+}
+
+void KvPool::dequeue(int block) {
+  Block& b = blocks_[block];
+  (b.prev >= 0 ? blocks_[b.prev].next : head_) = b.next;
+  (b.next >= 0 ? blocks_[b.next].prev : tail_) = b.prev;
+  b.prev = b.next = -1;
+  b.queued = false;
+  --queued_;
 }
 
 std::optional<int> KvPool::cached(uint64_t hash) const {
@@ -39,26 +55,19 @@ void KvPool::evict(int block) {
   b.hash.reset();
 }
 
-std::vector<int> KvPool::allocate(int64_t n) {
-  std::vector<int> out;
-  for (int64_t i = 0; i < n && !queue_.empty(); ++i) {
-    const int block = queue_.front();
-    queue_.pop_front();
-    blocks_[block].queued = false;
+void KvPool::allocate(int64_t n, std::vector<int>& table) {
+  for (int64_t i = 0; i < n && head_ >= 0; ++i) {
+    const int block = head_;
+    dequeue(block);
     evict(block);  // _maybe_evict_cached_block
     blocks_[block].refs = 1;
-    out.push_back(block);
+    table.push_back(block);
   }
-  return out;
 }
 
 void KvPool::touch(int block) {
-  Block& b = blocks_[block];
-  if (b.queued) {
-    queue_.erase(b.at);
-    b.queued = false;
-  }
-  ++b.refs;
+  if (blocks_[block].queued) dequeue(block);
+  ++blocks_[block].refs;
 }
 
 void KvPool::free(std::span<const int> table) {
@@ -66,8 +75,7 @@ void KvPool::free(std::span<const int> table) {
     Block& b = blocks_[*it];
     if (--b.refs > 0) continue;
     b.refs = 0;
-    b.queued = true;
-    b.at = queue_.insert(queue_.end(), *it);
+    enqueue_tail(*it);
   }
 }
 
@@ -130,7 +138,7 @@ Status KvCache::take_fresh(int req, int64_t n) {
                  " free (vLLM preempts a request instead: KVCacheManager.allocate_slots returns None, "
                  "vllm/v1/core/kv_cache_manager.py @ 003df29)"};
   }
-  for (int b : pool.allocate(n)) tables_[req].push_back(b);
+  pool.allocate(n, tables_[req]);
   return ok_status();
 }
 

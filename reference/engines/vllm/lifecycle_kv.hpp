@@ -20,7 +20,6 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <map>
 #include <optional>
 #include <span>
@@ -39,10 +38,10 @@ class KvPool {
   // `usable` blocks after the null block.
   KvPool(int64_t usable, int64_t page);
 
-  int64_t free_blocks() const { return static_cast<int64_t>(queue_.size()); }
+  int64_t free_blocks() const { return queued_; }
   std::optional<int> cached(uint64_t hash) const;
-  // Pops n blocks off the queue's head (n <= free_blocks()), evicting their hashes.
-  std::vector<int> allocate(int64_t n);
+  // Pops n blocks off the queue's head (n <= free_blocks()), evicting their hashes, onto `table`.
+  void allocate(int64_t n, std::vector<int>& table);
   void touch(int block);
   // Frees a request's table, tail first.
   void free(std::span<const int> table);
@@ -56,19 +55,26 @@ class KvPool {
   void set_version(int64_t slot, int version);
 
  private:
+  // The free queue is a list threaded through the blocks themselves (prev/next: block numbers,
+  // -1 at the ends), so freeing and allocating a block allocates no memory.
   struct Block {
     std::optional<uint64_t> hash;
     int refs = 0;
     int version = 0;
     bool queued = false;
-    std::list<int>::iterator at;
+    int prev = -1;
+    int next = -1;
   };
   void evict(int block);
+  void enqueue_tail(int block);
+  void dequeue(int block);
 
   int64_t page_;
   std::vector<Block> blocks_;
   std::vector<int> slot_versions_;
-  std::list<int> queue_;                          // head: evicted first
+  int head_ = -1;  // the free queue's head: evicted first
+  int tail_ = -1;
+  int64_t queued_ = 0;
   std::map<uint64_t, std::vector<int>> cached_;  // hash -> blocks, oldest first
 };
 

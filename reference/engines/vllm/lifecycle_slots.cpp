@@ -77,7 +77,10 @@ class SlotWalk final : public WalkObserver {
     // V1 reads [0, num_tokens - 1): it predates routed_experts_prompt_start (#51906, V3), so
     // the fixed model alone starts at the request's start.
     const int64_t from = fixes_.from_start ? view.start : 0;
-    const std::vector<RouteRef>& kept = preempted_[req];
+    const auto saved = preempted_.find(req);
+    const std::vector<RouteRef> none;
+    const std::vector<RouteRef>& kept = saved == preempted_.end() ? none : saved->second;
+    rows_[req].reserve(static_cast<size_t>(std::max<int64_t>(view.total - 1 - from, 0)));
     for (int64_t p = from; p < view.total - 1; ++p) {
       const bool recomputed = p < held_[req];
       rows_[req].push_back(!recomputed && p < static_cast<int64_t>(kept.size()) ? kept[static_cast<size_t>(p)] : read(req, p));

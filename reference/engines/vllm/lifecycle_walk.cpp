@@ -18,12 +18,16 @@ struct RequestState {
   bool aborted = false;
 };
 
-std::string at_event(int step, size_t index) {
-  return "steps[" + std::to_string(step) + "].events[" + std::to_string(index) + "]: ";
-}
-std::string at_run(int step, size_t index) {
-  return "steps[" + std::to_string(step) + "].run[" + std::to_string(index) + "]: ";
-}
+// Where a schedule error happened ("steps[3].run[0]: "), put into words only when one did: a
+// valid trace's walk builds no message.
+struct At {
+  const char* part;  // "events" or "run"
+  int step;
+  size_t index;
+  std::string text() const {
+    return "steps[" + std::to_string(step) + "]." + part + "[" + std::to_string(index) + "]: ";
+  }
+};
 
 class Walk {
  public:
@@ -49,8 +53,8 @@ class Walk {
   }
 
  private:
-  void note(Status s, const std::string& where) {
-    if (!s.ok() && result_.schedule.ok()) result_.schedule = Error{where + s.error().message};
+  void note(const Status& s, const At& where) {
+    if (!s.ok() && result_.schedule.ok()) result_.schedule = Error{where.text() + s.error().message};
   }
 
   void end(int step, int req) {
@@ -59,7 +63,7 @@ class Walk {
   }
 
   void apply(int step, size_t index, const TraceEvent& e) {
-    const std::string where = at_event(step, index);
+    const At where{"events", step, index};
     const bool has_req = e.req >= 0 && e.req < static_cast<int>(requests_.size());
     if (e.kind != TraceEvent::Kind::weight_update && !has_req) return;
     RequestState* s = has_req ? &requests_[e.req] : nullptr;
@@ -156,7 +160,7 @@ class Walk {
   // went back at its finish (Scheduler._free_request), and nothing reads them as its own again.
   void allocate(const ScheduledRun& run) {
     if (run.lagging) return;
-    const std::string where = at_run(run.step, static_cast<size_t>(run.index));
+    const At where{"run", run.step, static_cast<size_t>(run.index)};
     RequestState& s = requests_[run.work.req];
     if (s.aborted) {
       note(Error{"request " + std::to_string(run.work.req) +
@@ -199,6 +203,7 @@ class Walk {
 
   // The truth's prefix cache: the first kept forward of each prefix since the last flush.
   void remember_forwards(int step) {
+    if (!t_.config.prefix_cache) return;  // only a hit reads it (check_hit_truth), and a hit needs the cache
     for (const auto& rank : timeline_.steps[step].rows) {
       for (const BatchRow& row : rank) {
         if (!row.kept || row.lagging) continue;
