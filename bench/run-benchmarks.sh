@@ -136,6 +136,9 @@ traces_section() {
   for ((i = 1; i <= RUNS; i++)); do
     "${PIN[@]}" "$bin" --repeat 3 >"$TMP/trace_scaling.$i" 2>"$TMP/traces.log" ||
       { not_measured "r3fuzz_trace_scaling failed: $(tail -1 "$TMP/traces.log")" traces; return; }
+    # The cost of choosing completion orders of the copies to host (docs/TRACES.md, "Copies").
+    "${PIN[@]}" "$bin" --draws 500 --repeat 3 >"$TMP/trace_copies.$i" 2>"$TMP/traces.log" ||
+      { not_measured "r3fuzz_trace_scaling --draws failed: $(tail -1 "$TMP/traces.log")" traces; return; }
   done
   python3 - "$TMP" "$RUNS" "$seconds" >>"$SECTIONS" <<'PY'
 import json, statistics, sys
@@ -175,6 +178,21 @@ with open(f"{tmp}/targets.traces", "w") as out:
         print(f"| {impl} | {med[0]:.2f} | {med[1]:.2f} | {med[2]:.2f} | {med[3]:.2f} | {med[4]:.2f} |")
         out.write(f"{impl} t(10000 steps)/t(1000 steps)\t{med[2]:.3g}\t<= 12\n")
         out.write(f"{impl} trace step / one-step case\t{med[4]:.3g}\t<= 3\n")
+copies = {}
+for i in range(1, runs + 1):
+    for line in open(f"{tmp}/trace_copies.{i}"):
+        impl, in_order, with_orders, late = line.split("\t")
+        copies.setdefault(impl, []).append((float(in_order), float(with_orders), float(late)))
+print()
+print("Choosing completion orders of the copies to host (bench/trace_scaling.cpp --draws 500: the traces drawn for")
+print("each fixed model's profile, validated and judged with their drawn copies record and with every copy in")
+print("order), traces/s, median of the runs:")
+print()
+print("| implementation | in order | with drawn completion orders | traces with a late copy |")
+print("|---|---|---|---|")
+for impl, values in copies.items():
+    med = [statistics.median(v[k] for v in values) for k in range(3)]
+    print(f"| {impl} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.2f} |")
 PY
 }
 

@@ -1,7 +1,7 @@
 // The trace judge's cost (bench/run-benchmarks.sh, "Traces"): how judging a serving trace scales
 // with its length, and what a trace step costs against judging the same step as a one-step case.
 //
-//   r3fuzz_trace_scaling [--repeat R] [--only IMPL]
+//   r3fuzz_trace_scaling [--repeat R] [--only IMPL] [--draws N]
 //
 // For each engine's fixed lifecycle model it builds traces of one shape at 1,000
 // and 10,000 steps: requests arrive one a step, each extends a 4-token prompt in one step and then
@@ -10,12 +10,19 @@
 //   impl  us-per-step-at-1000  us-per-step-at-10000  ratio-t(10000)/t(1000)  us-per-one-step-case  step/case
 // where the one-step case is the step's own case (LifecycleModel::step_case), its step derived and
 // judged concretely, as a case campaign does for each case.
+//
+// With --draws N it prints instead, for each fixed model, the cost of choosing completion orders of
+// the copies to host (docs/TRACES.md, "Copies"): N traces drawn for the model's profile, each
+// validated and judged with its drawn copies record and again with every copy in order:
+//   impl  traces-per-s-in-order  traces-per-s-with-orders  share-of-traces-with-a-late-copy
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "fuzz/generate/rng.hpp"
+#include "fuzz/generate/trace_generator.hpp"
 #include "fuzz/implementations/registry.hpp"
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/oracle/judge_trace.hpp"
@@ -102,18 +109,56 @@ double us_per_case(const TraceImplementation& impl, const Trace& t, int repeat) 
   return best * 1e6 / kCases;
 }
 
+// Traces per second of validating and judging `traces` (best of `repeat`).
+double traces_per_s(const TraceImplementation& impl, const std::vector<Trace>& traces, int repeat) {
+  double best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const Clock::time_point start = Clock::now();
+    for (const Trace& t : traces) {
+      const Result<Timeline> timeline = validate_trace(t);
+      if (timeline) (void)judge_trace(impl, t, *timeline);
+    }
+    best = std::min(best, seconds_since(start));
+  }
+  return best > 0 ? static_cast<double>(traces.size()) / best : 0.0;
+}
+
+// The --draws line of `impl`: the same drawn traces with their copies record and in order.
+bool print_draws(const std::string& name, const TraceImplementation& impl, int count, int repeat) {
+  const Result<Profile> profile = parse_profile(impl.version->profile);
+  if (!profile) return false;
+  std::vector<Trace> drawn, in_order;
+  int late = 0;
+  for (uint64_t seed = 1; static_cast<int>(drawn.size()) < count && seed < static_cast<uint64_t>(count) * 4; ++seed) {
+    Rng rng(seed);
+    Result<Trace> t = draw_trace(rng, *profile);
+    if (!t) continue;
+    late += !t->copies.empty();
+    drawn.push_back(*t);
+    t->copies.clear();
+    in_order.push_back(std::move(*t));
+  }
+  if (drawn.empty()) return false;
+  std::printf("%s\t%.0f\t%.0f\t%.2f\n", name.c_str(), traces_per_s(impl, in_order, repeat),
+              traces_per_s(impl, drawn, repeat), static_cast<double>(late) / static_cast<double>(drawn.size()));
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 3;
+  int draws = 0;
   std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
+    } else if (std::strcmp(argv[i], "--draws") == 0 && i + 1 < argc) {
+      draws = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: r3fuzz_trace_scaling [--repeat R] [--only IMPL]\n");
+      std::fprintf(stderr, "usage: r3fuzz_trace_scaling [--repeat R] [--only IMPL] [--draws N]\n");
       return 2;
     }
   }
@@ -124,6 +169,13 @@ int main(int argc, char** argv) {
     if (!impl) {
       std::fprintf(stderr, "r3fuzz_trace_scaling: %s\n", impl.error().message.c_str());
       return 2;
+    }
+    if (draws > 0) {
+      if (!print_draws(name, *impl, draws, repeat)) {
+        std::fprintf(stderr, "r3fuzz_trace_scaling: no trace drawn for %s's profile\n", name.c_str());
+        return 2;
+      }
+      continue;
     }
     const double small = us_per_step(*impl, steady_trace(impl->engine, 1000), repeat);
     const double large = us_per_step(*impl, steady_trace(impl->engine, 10000), repeat);

@@ -208,6 +208,20 @@ Status decode_trailer(BinaryReader& r, uint8_t flags, Trace& t) {
   return ok_status();
 }
 
+// The optional trailing copies section (trace_binary.hpp): present exactly when bytes are left
+// after the trailer, so every byte string that decoded before it existed decodes the same.
+Status decode_copies(BinaryReader& r, Trace& t) {
+  R3_TRY(int64_t count, r.folded("the number of copies", 1, tl::kMaxSteps));
+  for (int64_t i = 0; i < count; ++i) {
+    const std::string where = element("copies", static_cast<size_t>(i));
+    CopyCompletion c;
+    R3_TRY_STATUS(get(r, where + ".step", 0, tl::kMaxSteps, c.step));
+    R3_TRY_STATUS(get(r, where + ".done_before_step", 0, tl::kMaxSteps, c.done_before_step));
+    t.copies.push_back(c);
+  }
+  return ok_status();
+}
+
 Result<Trace> decode(BinaryReader& r) {
   R3_TRY(uint8_t version, r.byte("the version byte"));
   if (version != kTraceBinaryVersion) {
@@ -229,6 +243,7 @@ Result<Trace> decode(BinaryReader& r) {
     t.steps.push_back(std::move(step));
   }
   R3_TRY_STATUS(decode_trailer(r, flags, t));
+  if (!r.finish().ok()) R3_TRY_STATUS(decode_copies(r, t));
   R3_TRY_STATUS(r.finish());
   return t;
 }
@@ -343,6 +358,13 @@ std::vector<uint8_t> encode_trace(const Trace& t) {
   if (t.expect) {
     w.text(t.expect->impl);
     w.text(t.expect->verdict);
+  }
+  if (!t.copies.empty()) {
+    w.varint(static_cast<int64_t>(t.copies.size()), 1);
+    for (const CopyCompletion& c : t.copies) {
+      w.varint(c.step);
+      w.varint(c.done_before_step);
+    }
   }
   return w.take();
 }

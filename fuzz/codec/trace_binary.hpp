@@ -22,6 +22,11 @@
 //              the number of run entries, then each: kind (extend, decode, verify), req, lo, then
 //                hi (extend) or accepted (verify)
 //            [profile: Profile::code()], [note text], [expect.impl text, expect.verdict text]
+//   copies   an optional trailing section, present exactly when the trace has a copies record
+//            (reference/trace/copies.hpp): the number of entries - 1, then each entry's step and
+//            done_before_step. It has no flag: a decoder reads it when bytes are left after the
+//            trailer, so every byte string that decoded before the section existed (none had bytes
+//            left over) decodes to the same trace, and the version byte stays 'T'.
 //
 // Decoding folds every value into the range trace_limits allows (value = lo + raw mod (hi - lo
 // + 1)), a request's dp into the trace's ranks and every request reference into its requests,

@@ -113,7 +113,7 @@ Status check_trace_format(const json& doc) {
 // ObjectReader calls the top-level object "case"; here it is the trace.
 Result<ObjectReader> open_trace(const json& doc) {
   auto o = ObjectReader::open(doc, "", {"format", "engine", "profile", "topology", "model", "config", "requests", "steps",
-                                        "note", "expect"});
+                                        "copies", "note", "expect"});
   if (o) return o;
   std::string message = o.error().message;
   if (message.starts_with("case:")) message.replace(0, 4, "trace");
@@ -370,6 +370,20 @@ Status read_steps(const json& v, Trace& t) {
   return ok_status();
 }
 
+// "copies": [{"step": S, "done_before_step": D}]; the record's rules are check_copies()'s
+// (reference/trace/copies.hpp, run by validate_trace), the ranges here only bound the numbers.
+Status read_copies(const json& v, Trace& t) {
+  R3_TRY(const json* list, read_list(v, "copies", tl::kMaxSteps, "entries"));
+  for (size_t i = 0; i < list->size(); ++i) {
+    R3_TRY(ObjectReader o, ObjectReader::open((*list)[i], element("copies", i), {"step", "done_before_step"}));
+    CopyCompletion c;
+    R3_TRY_STATUS(read_field(o, "step", 0, tl::kMaxSteps, c.step));
+    R3_TRY_STATUS(read_field(o, "done_before_step", 0, tl::kMaxSteps, c.done_before_step));
+    t.copies.push_back(c);
+  }
+  return ok_status();
+}
+
 // ---- reading: the whole trace ------------------------------------------------------------
 
 Status read_trailer(const ObjectReader& o, Trace& t) {
@@ -409,6 +423,7 @@ Result<Trace> read_trace(const json& doc) {
   R3_TRY_STATUS(read_requests(*requests, t));
   R3_TRY(const json* steps, o.require("steps"));
   R3_TRY_STATUS(read_steps(*steps, t));
+  if (const json* copies = o.find("copies")) R3_TRY_STATUS(read_copies(*copies, t));
   R3_TRY_STATUS(read_trailer(o, t));
   auto timeline = validate_trace(t);  // its errors name the step or the request already
   if (!timeline) return timeline.error();
@@ -516,6 +531,12 @@ ordered_json build(const Trace& t) {
   ordered_json steps = ordered_json::array();
   for (const TraceStep& s : t.steps) steps.push_back(step_json(s));
   doc["steps"] = std::move(steps);
+  if (!t.copies.empty()) {
+    ordered_json copies = ordered_json::array();
+    for (const CopyCompletion& c : t.copies)
+      copies.push_back(ordered_json{{"step", c.step}, {"done_before_step", c.done_before_step}});
+    doc["copies"] = std::move(copies);
+  }
   if (!t.note.empty()) doc["note"] = t.note;
   if (t.expect) doc["expect"] = ordered_json{{"impl", t.expect->impl}, {"verdict", t.expect->verdict}};
   return doc;

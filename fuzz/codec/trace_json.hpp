@@ -23,6 +23,8 @@
 //             kind: {"hit": {"req", "len"}}, {"preempt": r}, {"abort": r},
 //             {"weight_update": {"version", "flush"}}, {"offload": {"req"}}, {"restore": {"req"}},
 //             {"pd_handoff": {"req"}}
+//   copies    [{"step", "done_before_step"}] (optional; absent when every copy to host completes
+//             in order: reference/trace/copies.hpp), one entry per line
 //   note      a string (optional)
 //   expect    {"impl", "verdict"} (optional)
 // An engine knob is any key of "topology" or "config" besides the generic ones above: it is kept
@@ -73,7 +75,7 @@ Result<Trace> trace_from_json(const nlohmann::json& doc);
 
 // The trace as a JSON document (nlohmann::json orders keys alphabetically; the text form below
 // keeps the order above). Defaults are omitted: max_new when absent, start_len 0, arrival and
-// resume_of when absent, empty events, an empty note, no expect.
+// resume_of when absent, empty events, no copies, an empty note, no expect.
 nlohmann::json trace_to_json(const Trace& t);
 
 // Pretty text, 2-space indent, the order above: each top-level value on one line, except the

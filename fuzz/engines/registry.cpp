@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fuzz/engines/sglang/parts.hpp"
+#include "fuzz/engines/trtllm/parts.hpp"
 #include "fuzz/engines/vllm/parts.hpp"
 
 namespace r3 {
@@ -14,6 +15,7 @@ std::vector<FuzzEngineParts> builtin_parts() {
   return {
       vllm::fuzz_parts(),
       sglang::fuzz_parts(),
+      trtllm::fuzz_parts(),
   };
 }
 

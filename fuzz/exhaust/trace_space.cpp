@@ -3,6 +3,7 @@
 #include <functional>
 #include <vector>
 
+#include "fuzz/generate/engine_trace_draw.hpp"
 #include "reference/trace/lifecycle.hpp"
 
 namespace r3 {
@@ -34,6 +35,7 @@ class Search {
     t_.config.page = 1;
     t_.config.kv_slots = 64;
     t_.config.prefix_cache = true;
+    t_.config.overlap = bounds.copy_orders;
     for (int len = 1; len <= bounds.max_prompt; ++len) add_prompts(len, {});
   }
 
@@ -116,13 +118,7 @@ class Search {
       bool finished = true;
       for (const RequestView& v : timeline->requests) finished = finished && v.finish_step >= 0;
       if (finished && impl_.model->check_profile(t_, *timeline, profile_).ok()) {
-        ++out_.judged;
-        const TraceJudgement j = judge_trace(impl_, t_, *timeline);
-        if (j.verdict != TraceVerdict::pass) {
-          out_.counterexample = t_;
-          out_.detail = std::string(to_string(j.verdict)) + ": " + j.detail;
-          return;
-        }
+        judge_orders(*timeline);
         return;  // every request finished: nothing more to schedule
       }
     }
@@ -133,6 +129,45 @@ class Search {
     for (const bool update : {false, true}) {
       if (update && updated_) continue;
       choose(0, options, chosen, update, depth);
+    }
+  }
+
+  void judge(const Timeline& timeline) {
+    ++out_.judged;
+    if (!t_.copies.empty()) ++out_.late_orders;
+    const TraceJudgement j = judge_trace(impl_, t_, timeline);
+    if (j.verdict == TraceVerdict::pass) return;
+    out_.counterexample = t_;
+    out_.detail = std::string(to_string(j.verdict)) + ": " + j.detail;
+  }
+
+  // Every completion order the engine's window allows (in order only without copy_orders).
+  void judge_orders(const Timeline& timeline) {
+    const EngineTraceDraw* part = bounds_.copy_orders ? engine_trace_draw(impl_.engine) : nullptr;
+    if (part == nullptr) {
+      judge(timeline);
+      return;
+    }
+    const CopyWindow window = part->copy_window(t_, timeline);
+    std::vector<int> late;  // the steps whose copy may land late
+    for (size_t s = 0; s < window.latest.size(); ++s)
+      if (window.latest[s] > static_cast<int>(s) + 1) late.push_back(static_cast<int>(s));
+    orders(0, late, window, timeline);
+    t_.copies.clear();
+  }
+
+  void orders(size_t i, const std::vector<int>& late, const CopyWindow& window, const Timeline& timeline) {
+    if (out_.counterexample) return;
+    if (i == late.size()) {
+      judge(timeline);
+      return;
+    }
+    const int s = late[i];
+    orders(i + 1, late, window, timeline);  // in order
+    for (int d = s + 2; d <= window.latest[static_cast<size_t>(s)] && !out_.counterexample; ++d) {
+      t_.copies.push_back({s, d});
+      orders(i + 1, late, window, timeline);
+      if (!out_.counterexample) t_.copies.pop_back();
     }
   }
 

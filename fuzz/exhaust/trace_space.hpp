@@ -8,6 +8,11 @@
 // length when it holds no KV, a preemption when it holds some, and one weight update (no flush)
 // per trace. Steps are enumerated depth first and a prefix that breaks a rule is not extended, so
 // the search visits only valid traces.
+//
+// With `copy_orders` the traces run under overlap (async) scheduling and each judged trace is
+// judged once per completion order of its copies to host that the engine's window allows
+// (EngineTraceDraw::copy_window; reference/trace/copies.hpp): every step's copy in order, or
+// landing at any later step up to its latest.
 #pragma once
 
 #include <cstdint>
@@ -25,11 +30,13 @@ struct TraceSpaceBounds {
   int max_steps = 4;
   int max_prompt = 2;
   int max_outputs = 2;
+  bool copy_orders = false;
 };
 
 struct TraceExhaustResult {
   int64_t visited = 0;  // valid traces (every prefix of every schedule)
-  int64_t judged = 0;   // those in the profile whose every request finished, judged
+  int64_t judged = 0;   // those in the profile whose every request finished, judged (once per completion order)
+  int64_t late_orders = 0;  // of the judged, those with some copy landing late (copy_orders)
   std::optional<Trace> counterexample;
   std::string detail;
 };

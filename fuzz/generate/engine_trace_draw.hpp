@@ -15,6 +15,8 @@
 #include "fuzz/generate/trace_generator.hpp"
 #include "fuzz/generate/trace_scheduler.hpp"
 #include "reference/engine.hpp"
+#include "reference/trace/copies.hpp"
+#include "reference/trace/timeline.hpp"
 #include "reference/trace/trace.hpp"
 
 namespace r3 {
@@ -62,6 +64,23 @@ class EngineTraceDraw {
 
   // A scheduler for trace `t` (shape only: topology, config, knobs), which outlives it.
   virtual std::unique_ptr<TraceScheduler> scheduler(const Trace& t) const = 0;
+
+  // Which completion orders of the copies to host the engine's streams and events allow for the
+  // valid trace `t` (reference/trace/copies.hpp): the latest done_before_step of each step's copy,
+  // and the rule and source that bound it. The generator draws the trace's "copies" record within
+  // it and exhaust enumerates it; the engine's lifecycle model refuses a record outside it in
+  // check_profile (check_copies_within), from the same function of its reference folder. The
+  // default: every copy in order.
+  virtual CopyWindow copy_window(const Trace& t, const Timeline& timeline) const {
+    (void)timeline;
+    return in_order_window(t, "the engine states no asynchronous copy to host");
+  }
+
+  // Draws the trace's copies record within `window` (copy_window's) from `rng`, a source of its
+  // own derived from the drawn trace, so the draws of the trace itself are the same with or without
+  // it. The default is draw_copies_within (trace_generator.hpp); an engine overrides it to turn
+  // its own older spelling of a completion order into the record.
+  virtual void draw_copies(Rng& rng, const CopyWindow& window, Trace& t) const { draw_copies_within(rng, window, t); }
 };
 
 // The engine's trace part (fuzz/engines/registry.cpp); null for an engine without one.

@@ -347,6 +347,29 @@ class Simulation {
   int hold_from_ = 0;  // with a flushing update pending, requests from this id on wait for it
 };
 
+// A hash of what the simulation drew (requests and steps), to seed the copies' own source.
+uint64_t fingerprint(const Trace& t) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](int64_t v) {
+    h ^= static_cast<uint64_t>(v);
+    h *= 0x100000001b3ull;
+  };
+  mix(t.dp);
+  mix(t.config.token_budget);
+  for (const TraceRequest& r : t.requests) {
+    for (const int32_t token : r.prompt) mix(token);
+    mix(-1);
+    for (const int32_t token : r.outputs) mix(token);
+    mix(-2);
+  }
+  for (const TraceStep& s : t.steps) {
+    for (const TraceEvent& e : s.events) mix((static_cast<int64_t>(e.kind) << 32) ^ e.req ^ (e.len << 8));
+    for (const Work& w : s.run) mix((static_cast<int64_t>(w.kind) << 48) ^ (int64_t{w.req} << 32) ^ (w.lo << 16) ^ w.hi);
+    mix(-3);
+  }
+  return h;
+}
+
 // A given request as the simulation plans it: its tokens, finish and arrival kept.
 Planned plan_given(const TraceRequest& r, const Trace& t) {
   Planned p;
@@ -385,12 +408,39 @@ Result<Trace> simulate(Rng& rng, Profile profile, const TraceDrawLimits& limits,
   const std::string where = "draw_trace (profile " + std::string(profile.name()) + ", engine " + std::string(engine.name()) + ")";
   auto timeline = validate_trace(t);
   if (!timeline.ok()) return Error{where + ": the drawn trace is invalid: " + timeline.error().message};
+  // The completion order of the copies to host, from a source of its own seeded by the trace, so
+  // that `rng` draws the same traces after this one as it did before the record existed.
+  Rng copies_rng(fingerprint(t));
+  part.draw_copies(copies_rng, part.copy_window(t, *timeline), t);
+  if (!t.copies.empty()) {
+    timeline = validate_trace(t);
+    if (!timeline.ok()) return Error{where + ": the drawn copies record is invalid: " + timeline.error().message};
+  }
   if (Status inside = lifecycle_of(engine)->check_profile(t, *timeline, profile); !inside.ok())
     return Error{where + ": the drawn trace lies outside the profile: " + inside.error().message};
   return t;
 }
 
 }  // namespace
+
+void draw_copies_within(Rng& rng, const CopyWindow& window, Trace& t) {
+  t.copies.clear();
+  const int steps = static_cast<int>(std::min(window.latest.size(), t.steps.size()));
+  bool any = false;
+  for (int s = 0; s < steps; ++s) any = any || window.latest[static_cast<size_t>(s)] > s + 1;
+  if (!any) return;
+  const uint64_t mode = rng.below(5);  // 0: every copy as late as allowed; 1, 2: some; 3, 4: none
+  if (mode >= 3) return;
+  for (int s = 0; s < steps; ++s) {
+    const int latest = window.latest[static_cast<size_t>(s)];
+    if (latest <= s + 1) continue;
+    if (mode == 0) {
+      t.copies.push_back({s, latest});
+    } else if (rng.chance(40)) {
+      t.copies.push_back({s, static_cast<int>(rng.range(s + 2, latest))});
+    }
+  }
+}
 
 Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits) {
   return simulate(rng, profile, limits, nullptr);

@@ -12,6 +12,7 @@
 #include "fuzz/generate/rng.hpp"
 #include "reference/engine.hpp"
 #include "reference/error.hpp"
+#include "reference/trace/copies.hpp"
 #include "reference/trace/trace.hpp"
 
 namespace r3 {
@@ -32,6 +33,11 @@ struct TraceDrawLimits {
 // One trace of the profile's engine; under Profile::any(), of an engine that has both a
 // lifecycle model and a trace part, chosen from `rng`.
 Result<Trace> draw_trace(Rng& rng, Profile profile, const TraceDrawLimits& limits = {});
+
+// A copies record within `window` (reference/trace/copies.hpp), replacing t.copies: with no step
+// able to land late, none; else one trace in five has every copy as late as the window allows,
+// two in five some copies late (each at a drawn step within its window), the rest none.
+void draw_copies_within(Rng& rng, const CopyWindow& window, Trace& t);
 
 // The same with the requests given (r3fuzz seed --serving-trace): their prompts, outputs,
 // finishes and arrivals kept (an abort finish is served to its length), each on DP rank dp mod

@@ -39,12 +39,21 @@ int64_t samples(const Work& w, int64_t prompt, int64_t sampled) {
   return 0;
 }
 
-// Removes step k. An arrival names a step, so those past k move down with it.
+// Removes step k. An arrival names a step, so those past k move down with it; so do the copies
+// record's steps (step k's own entry goes), and an entry that comes out in order is left out.
 void erase_step(Trace& t, size_t k) {
   t.steps.erase(t.steps.begin() + static_cast<std::ptrdiff_t>(k));
   for (TraceRequest& r : t.requests) {
     if (r.arrival && *r.arrival > static_cast<int>(k)) --*r.arrival;
   }
+  std::vector<CopyCompletion> copies;
+  for (CopyCompletion c : t.copies) {
+    if (c.step == static_cast<int>(k)) continue;
+    if (c.step > static_cast<int>(k)) --c.step;
+    if (c.done_before_step > static_cast<int>(k)) --c.done_before_step;
+    if (c.done_before_step > c.step + 1) copies.push_back(c);
+  }
+  t.copies = std::move(copies);
 }
 
 // A step with neither events nor work does nothing; an edit that leaves one drops it.
@@ -320,6 +329,25 @@ void drop_work(const Trace& t, const Timeline&, Candidates& out) {
   }
 }
 
+// The copies record toward in order: an entry dropped (that copy in order), then one landing a
+// step sooner (an entry that reaches in order is left out).
+void drop_copies(const Trace& t, const Timeline&, Candidates& out) {
+  for (size_t i = 0; i < t.copies.size(); ++i) {
+    Trace c = t;
+    c.copies.erase(c.copies.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(std::move(c));
+  }
+}
+
+void earlier_copies(const Trace& t, const Timeline&, Candidates& out) {
+  for (size_t i = 0; i < t.copies.size(); ++i) {
+    if (t.copies[i].done_before_step <= t.copies[i].step + 2) continue;  // one sooner is in order: drop_copies
+    Trace c = t;
+    --c.copies[i].done_before_step;
+    out.push_back(std::move(c));
+  }
+}
+
 void merge_extends(const Trace& t, const Timeline&, Candidates& out) {
   for (size_t k = 1; k < t.steps.size(); ++k) {
     for (size_t j = 0; j < t.steps[k].run.size(); ++j) {
@@ -357,7 +385,13 @@ void plain_config(const Trace& t, const Timeline& timeline, Candidates& out) {
     out.push_back(std::move(c));
   };
   if (t.config.spec && !any_work(t, Work::Kind::verify)) propose([](TraceConfig& c) { c.spec.reset(); });
-  if (t.config.overlap && !any_lagging_row(timeline)) propose([](TraceConfig& c) { c.overlap = false; });
+  if (t.config.overlap && !any_lagging_row(timeline)) {
+    // Without overlap scheduling no engine lets a copy land late: the record goes with it.
+    Trace c = t;
+    c.config.overlap = false;
+    c.copies.clear();
+    out.push_back(std::move(c));
+  }
   if (!t.config.cuda_graph_decode.empty()) propose([](TraceConfig& c) { c.cuda_graph_decode.clear(); });
   if (t.config.prefix_cache && !any_event(t, TraceEvent::Kind::hit)) {
     propose([](TraceConfig& c) { c.prefix_cache = false; });
@@ -440,6 +474,8 @@ constexpr TracePass kPasses[] = {
     {"drop event", drop_events},
     {"drop step", drop_steps},
     {"drop work", drop_work},
+    {"drop copy", drop_copies},
+    {"earlier copy", earlier_copies},
     {"merge extends", merge_extends},
     {"shorten outputs", shorten_outputs},
     {"shorten hits", shorten_hits},

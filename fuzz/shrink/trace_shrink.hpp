@@ -5,13 +5,14 @@
 //   drop a request (its work and events with it, later ids renumbered), then the steps left empty;
 //   drop an event (a hit's request then extends from 0, a preempt's recompute starts where the
 //     request stood, an offload goes with its restore);
-//   drop a step; drop one work entry (a lagging row); merge an extend into the same request's
-//     previous extend;
+//   drop a step (the copies record's later steps move down with it); drop one work entry (a
+//     lagging row); drop a copies entry, then move one's done_before_step a step sooner (toward
+//     in order); merge an extend into the same request's previous extend;
 //   shorten a request's outputs (its last output and the forwards after the one that sampled the
 //     new last; under overlap the next decode stays, as its lagging row); shorten a hit by one
 //     position (its request extends from one position earlier); cut a prompt's last token (later
 //     positions of that request move down by one);
-//   features to their plain value: no spec without a verify, no overlap without a lagging row,
+//   features to their plain value: no spec without a verify, no overlap without a lagging row (and no copies record),
 //     no CUDA graphs, no prefix cache without a hit, no chunking, page 1, kv_slots 64, finish
 //     length, no explicit max_new, start_len 0, no arrival;
 //   dp 1 (every request on rank 0), one rank fewer, a request moved to rank 0; tp 1, then half;

@@ -6,6 +6,7 @@
 #include "gpu/engine_planner.hpp"
 #include "gpu/engines/sglang/plan.hpp"
 #include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/trtllm/model.hpp"
 #include "reference/engines/vllm/model.hpp"
 
 namespace r3::gpu {
@@ -20,6 +21,7 @@ std::vector<Entry> builtin_planners() {
   return {
       {vllm::engine(), nullptr},
       {sglang::engine(), &sglang::gpu_step_planner()},
+      {trtllm::engine(), nullptr},
   };
 }
 

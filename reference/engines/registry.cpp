@@ -6,6 +6,7 @@
 
 #include "reference/engine_model.hpp"
 #include "reference/engines/sglang/model.hpp"
+#include "reference/engines/trtllm/model.hpp"
 #include "reference/engines/vllm/model.hpp"
 
 namespace r3 {
@@ -14,6 +15,7 @@ std::vector<const EngineModel*> builtin_engine_models() {
   return {
       &vllm::model(),
       &sglang::model(),
+      &trtllm::model(),
   };
 }
 

@@ -42,6 +42,7 @@ Result<Timeline> validate_trace(const Trace& t) {
   if (model == nullptr)
     return Error{"engine: " + std::string(to_string(t.engine)) + " has no lifecycle model, so its traces cannot be judged"};
   R3_TRY(auto timeline, build_timeline(t));
+  R3_TRY_STATUS(check_copies(t));
   R3_TRY_STATUS(model->check(t, timeline));
   return timeline;
 }

@@ -14,6 +14,7 @@
 #include "reference/case.hpp"
 #include "reference/engine.hpp"
 #include "reference/error.hpp"
+#include "reference/trace/copies.hpp"
 
 namespace r3 {
 
@@ -99,6 +100,8 @@ struct Trace {
   TraceKnobs knobs;
   std::vector<TraceRequest> requests;  // ids 0..n-1, in order
   std::vector<TraceStep> steps;
+  // Steps whose copy to host completes out of order (copies.hpp); empty: every copy in order.
+  std::vector<CopyCompletion> copies;
   std::string note;
   std::optional<TraceExpectation> expect;
   bool operator==(const Trace&) const = default;

@@ -78,7 +78,7 @@ TEST_F(Traces, FlagsThatShapeCasesAndUnknownImplementationsAreRefused) {
   r = run("run --traces --impl gpu --cases 5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "r3fuzz run: --impl gpu: \"gpu\" is not a trace implementation; they are vllm-50874, vllm-pre-50874, "
-                   "r3-fixed, sglang, sglang-miles, sglang-fixed\n");
+                   "r3-fixed, sglang, sglang-miles, sglang-fixed, trtllm, trtllm-06a976ce, trtllm-fixed\n");
   r = run("run --traces --profile vllm --impl sglang --cases 5");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "r3fuzz run: --impl sglang: judges no trace of profile vllm, which is vllm's\n");

@@ -41,6 +41,7 @@
 #include "fuzz/engines/sglang/parts.hpp"
 #include "fuzz/engines/sglang/trace_kv.hpp"
 #include "fuzz/generate/engine_trace_draw.hpp"
+#include "reference/engines/sglang/lifecycle_copies.hpp"
 
 namespace r3::sglang {
 namespace {
@@ -291,7 +292,25 @@ class SglangTraceDraw final : public EngineTraceDraw {
       set_knob(t, "config.mixed_chunk", "true");
     }
     if (!pd && c.prefix_cache && rng.chance(20)) set_knob(t, "config.hicache", "true");
+    // Every deferred copy losing the race to the next forward (S8): the knob carries the draw to
+    // draw_copies, which writes it as the copies record.
     if (c.overlap && rng.chance(30)) set_knob(t, "config.overlap_copy_race", "true");
+  }
+
+  CopyWindow copy_window(const Trace& t, const Timeline& timeline) const override {
+    return sglang::copy_window(t, timeline);
+  }
+
+  // The knob drawn above becomes a record with every copy as late as the window allows (what the
+  // knob means: lifecycle_copies.hpp); otherwise the generic draw.
+  void draw_copies(Rng& rng, const CopyWindow& window, Trace& t) const override {
+    if (t.knobs.erase("config.overlap_copy_race") == 0) {
+      draw_copies_within(rng, window, t);
+      return;
+    }
+    t.copies.clear();
+    for (size_t s = 0; s < window.latest.size(); ++s)
+      if (window.latest[s] > static_cast<int>(s) + 1) t.copies.push_back({static_cast<int>(s), window.latest[s]});
   }
 
   TraceDrawRules rules(const Trace& t) const override {

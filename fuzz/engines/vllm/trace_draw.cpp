@@ -25,6 +25,7 @@
 #include "fuzz/engines/vllm/parts.hpp"
 #include "fuzz/engines/vllm/trace_kv.hpp"
 #include "fuzz/generate/engine_trace_draw.hpp"
+#include "reference/engines/vllm/lifecycle_copies.hpp"
 
 namespace r3::vllm {
 namespace {
@@ -185,6 +186,10 @@ class VllmTraceDraw final : public EngineTraceDraw {
   }
 
   std::unique_ptr<TraceScheduler> scheduler(const Trace& t) const override { return std::make_unique<VllmScheduler>(t); }
+
+  CopyWindow copy_window(const Trace& t, const Timeline& timeline) const override {
+    return vllm::copy_window(t, timeline, t.profile.value_or(Profile::any()));
+  }
 };
 
 }  // namespace

@@ -26,7 +26,10 @@ struct LifecycleKnobs {
   bool mixed_chunk = false;                             // "config.mixed_chunk": --enable-mixed-chunk
   // "config.overlap_copy_race": under the overlap scheduler, every deferred copy to host runs after
   // the next forward has written the device buffer (docs/lifecycle-contract.md S8, N11: an
-  // interleaving the streams allow; the trace picks it, the model never guesses it).
+  // interleaving the streams allow; the trace picks it, the model never guesses it). The form
+  // traces had before the copies record (reference/trace/copies.hpp), which now says it per step:
+  // the knob stands for done_before_step = S + 2 for every step the record has no entry for
+  // (lifecycle_copies.hpp). Kept so that older traces read the same; the generator draws records.
   bool overlap_copy_race = false;
 };
 

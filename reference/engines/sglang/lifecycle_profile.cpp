@@ -12,6 +12,7 @@
 
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/lifecycle_behaviour.hpp"
+#include "reference/engines/sglang/lifecycle_copies.hpp"
 #include "reference/engines/sglang/lifecycle_knobs.hpp"
 #include "reference/engines/sglang/lifecycle_run.hpp"
 
@@ -148,6 +149,7 @@ Status check_lifecycle_profile(const Trace& t, const Timeline& timeline, Profile
   }
   R3_TRY(const LifecycleKnobs k, parse_knobs(t));
   R3_TRY_STATUS(check_startup(t, k));
+  R3_TRY_STATUS(check_copies_within(t, copy_window(t, timeline)));
   R3_TRY_STATUS(check_batches(t, timeline, k));
   R3_TRY_STATUS(check_requests(t));
   // What only walking the KV shows: batches that do not fit, hits the radix tree cannot serve,

@@ -10,6 +10,7 @@
 
 #include "reference/engines/sglang/lifecycle_batch.hpp"
 #include "reference/engines/sglang/lifecycle_cache.hpp"
+#include "reference/engines/sglang/lifecycle_copies.hpp"
 #include "reference/engines/sglang/lifecycle_knobs.hpp"
 #include "reference/engines/sglang/lifecycle_step_case.hpp"
 
@@ -43,7 +44,7 @@ struct Req {
 class Walker {
  public:
   Walker(const Trace& t, const Timeline& timeline, std::span<const StepDelivery> delivery, const Behaviour& b)
-      : t_(t), tl_(timeline), delivery_(delivery), b_(b), knobs_(knobs_of(t)) {
+      : t_(t), tl_(timeline), delivery_(delivery), b_(b), knobs_(knobs_of(t)), done_(copy_completions(t, knobs_)) {
     const bool pd = std::any_of(t.steps.begin(), t.steps.end(), [](const TraceStep& s) {
       return std::any_of(s.events.begin(), s.events.end(),
                          [](const TraceEvent& e) { return e.kind == TraceEvent::Kind::pd_handoff; });
@@ -396,9 +397,8 @@ class Walker {
     if (!dropped) {
       std::vector<std::vector<RouteRef>> values = device_rows(n, segments);
       const std::vector<int64_t> padded = padded_rows(t_, tl_, n);
-      if (knobs_.overlap_copy_race && t_.config.overlap && !b_.has(TracePatch::overlap_copy_race) &&
-          n + 1 < static_cast<int>(t_.steps.size()))
-        race(n, values);
+      const int done = done_[static_cast<size_t>(n)];
+      if (t_.config.overlap && !b_.has(TracePatch::overlap_copy_race) && done > n + 1) late_copy(n, done, values);
       for (size_t d = 0; d < values.size(); ++d) {
         RankCache& cache = caches_[d];
         R3_CHECK(values[d].size() == slots[d].size(), "a delivery holds one row per batch row");
@@ -439,22 +439,27 @@ class Walker {
   }
 
   // S8 (docs/lifecycle-contract.md; N11): the copy of step n's window is a view of the device
-  // buffer that nothing orders before the next forward (base.py, on_forward_end returns a view;
-  // managers/utils.py, GenerationBatchResult.copy_to_cpu @ U, M). When the trace lets every copy
-  // lose that race, step n's rows read what step n + 1 wrote there: its rows, then its padding;
-  // past those, step n's own.
-  void race(int n, std::vector<std::vector<RouteRef>>& values) const {
-    const std::vector<Segment> next_segments = segments_of(t_, tl_, n + 1);
-    const std::vector<std::vector<RouteRef>> next = device_rows(n + 1, next_segments);
-    const std::vector<int64_t> next_padded = padded_rows(t_, tl_, n + 1);
-    for (size_t d = 0; d < values.size(); ++d) {
-      const size_t real = d < next.size() ? next[d].size() : 0;
-      const size_t padded = d < next_padded.size() ? static_cast<size_t>(next_padded[d]) : real;
-      for (size_t x = 0; x < values[d].size(); ++x) {
-        if (x < real)
-          values[d][x] = next[d][x];
-        else if (x < padded)
-          values[d][x] = RouteRef{RouteRef::Kind::padding};
+  // buffer that nothing orders before the next forward (state_capturer/base.py,
+  // BaseTopkCapturer.on_forward_end returns a view; managers/utils.py,
+  // GenerationBatchResult.copy_to_cpu @ U, M). A copy that lands before step `done` (the trace's
+  // copies record) reads what the forwards of steps n + 1 .. done - 1 left there, the last one
+  // over the earlier: each writes its rows, then its padding; past those, step n's own stay.
+  // (SGLang's window ends at done = n + 2: copy_window.) The fix clones the rows before the next
+  // forward (patch overlap-copy-race), so its copy reads step n's rows whenever it lands.
+  void late_copy(int n, int done, std::vector<std::vector<RouteRef>>& values) const {
+    const int last = std::min(done - 1, static_cast<int>(t_.steps.size()) - 1);
+    for (int k = n + 1; k <= last; ++k) {
+      const std::vector<std::vector<RouteRef>> next = device_rows(k, segments_of(t_, tl_, k));
+      const std::vector<int64_t> next_padded = padded_rows(t_, tl_, k);
+      for (size_t d = 0; d < values.size(); ++d) {
+        const size_t real = d < next.size() ? next[d].size() : 0;
+        const size_t padded = d < next_padded.size() ? std::max(real, static_cast<size_t>(next_padded[d])) : real;
+        for (size_t x = 0; x < values[d].size(); ++x) {
+          if (x < real)
+            values[d][x] = next[d][x];
+          else if (x < padded)
+            values[d][x] = RouteRef{RouteRef::Kind::padding};
+        }
       }
     }
   }
@@ -561,6 +566,7 @@ class Walker {
   std::span<const StepDelivery> delivery_;
   Behaviour b_;
   LifecycleKnobs knobs_;
+  std::vector<int> done_;  // per step: before which step's forward its copy lands (lifecycle_copies.hpp)
   std::vector<RankCache> caches_;
   std::vector<Req> reqs_;
   std::unordered_map<uint64_t, RouteRef> truth_;  // the timeline's prefix cache: first forward since the last flush

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 
+#include "reference/engines/vllm/lifecycle_copies.hpp"
 #include "reference/engines/vllm/lifecycle_kv.hpp"
 #include "reference/engines/vllm/lifecycle_rules.hpp"
 #include "reference/engines/vllm/lifecycle_walk.hpp"
@@ -105,6 +106,8 @@ Status check_trace(const Trace& t, const Timeline& /*timeline*/) {
 }
 
 Status check_trace_profile(const Trace& t, const Timeline& timeline, Profile profile) {
+  if (profile.is_any() || profile.engine() == engine())
+    R3_TRY_STATUS(check_copies_within(t, copy_window(t, timeline, profile)));
   if (profile.is_any()) return ok_status();
   if (profile.engine() != engine()) {
     return Error{"profile: " + std::string(to_string(profile)) + " is not a vllm profile"};

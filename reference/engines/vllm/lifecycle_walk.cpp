@@ -215,6 +215,11 @@ class Walk {
     }
   }
 
+  // What the worker commits for a run: its step's delivered rows, whenever the trace's copies
+  // record says that step's copy landed. The copy reads the staging snapshot prepare_output took on
+  // the main stream after the forward, and the output is consumed in step order, waiting for it
+  // (worker.py, prepare_output and begin_step @ f99d53b): no order in vLLM's window
+  // (lifecycle_copies.hpp) changes these rows.
   std::vector<RouteRef> delivered(const ScheduledRun& run) const {
     std::vector<RouteRef> out;
     const auto& rows = timeline_.steps[run.step].rows[run.dp];

@@ -115,9 +115,34 @@ TEST(TraceBinary, VersionAndTrailingBytesAreNamed) {
   Bytes b = example_bytes();
   b[0] = 1;
   EXPECT_EQ(error_of(b), "binary trace: version 1 is not supported (expected 84)");
+  // Bytes after the trailer start the copies section: one entry whose step is missing.
   b = example_bytes();
   b.push_back(0);
+  EXPECT_EQ(error_of(b), "binary trace, byte " + std::to_string(b.size()) +
+                             ": truncated: the input ends before copies[0].step");
+  b = example_bytes();
+  for (const uint8_t x : {0, 1, 3, 9}) b.push_back(x);
   EXPECT_EQ(error_of(b), "binary trace, byte " + std::to_string(b.size() - 1) + ": 1 trailing byte(s) after the trace");
+}
+
+// The optional trailing section: the example's bytes, then the number of entries - 1 and each
+// entry's step and done_before_step. Bytes without it decode as before.
+TEST(TraceBinary, CopiesAreAnOptionalTrailingSection) {
+  Trace t = test::example_trace();
+  t.copies = {{1, 3}, {2, 5}};
+  Bytes expected = example_bytes();
+  for (const uint8_t x : {1, 1, 3, 2, 5}) expected.push_back(x);
+  EXPECT_EQ(encode_trace(t), expected);
+  auto back = decode_trace(expected);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, t);
+  auto old = decode_trace(example_bytes());
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old->copies.empty());
+  // The record's rules are validate_trace's.
+  Bytes bad = example_bytes();
+  for (const uint8_t x : {0, 3, 3}) bad.push_back(x);
+  EXPECT_EQ(error_of(bad), "copies[0].done_before_step: 3 is not after step 3");
 }
 
 TEST(TraceBinary, KnobsObeyTheJsonRules) {

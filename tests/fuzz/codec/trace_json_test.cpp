@@ -229,7 +229,7 @@ TEST(TraceJson, LooksLikeTraceByTheFormatOnly) {
 TEST(TraceJson, UnknownKeysAreNamedWithTheirPath) {
   EXPECT_EQ(error_of(edited([](json& d) { d["stesp"] = 1; })),
             "trace: unknown key \"stesp\" (allowed: format, engine, profile, topology, model, config, requests, steps, "
-            "note, expect)");
+            "copies, note, expect)");
   EXPECT_EQ(error_of(edited([](json& d) { d["steps"][2]["run"][0] = json{{"req", 1}, {"extnd", {4, 6}}}; })),
             "steps[2].run[0]: unknown key \"extnd\" (allowed: req, extend, decode, verify)");
   EXPECT_EQ(error_of(edited([](json& d) { d["requests"][0]["max_news"] = 3; })),
@@ -275,7 +275,7 @@ TEST(TraceJson, BadFinishAndFormatAreNamed) {
   EXPECT_EQ(error_of(edited([](json& d) { d["format"] = "r3fuzz-case/1"; })),
             "format: \"r3fuzz-case/1\" is not supported (expected \"r3fuzz-trace/1\")");
   EXPECT_EQ(error_of(edited([](json& d) { d.erase("format"); })), "format: required key is missing");
-  EXPECT_EQ(error_of(edited([](json& d) { d["engine"] = "trtllm"; })).rfind("engine: \"trtllm\" is not one of ", 0), 0u);
+  EXPECT_EQ(error_of(edited([](json& d) { d["engine"] = "tgi"; })).rfind("engine: \"tgi\" is not one of ", 0), 0u);
   EXPECT_EQ(error_of(edited([](json& d) { d["profile"] = "nope"; })).rfind("profile: \"nope\" is not one of ", 0), 0u);
   EXPECT_EQ(error_of("{").rfind("invalid JSON: ", 0), 0u);
   EXPECT_EQ(error_of(R"({"format": "r3fuzz-trace/1", "format": "r3fuzz-trace/1"})").rfind("duplicate key \"format\"", 0), 0u);
@@ -368,6 +368,46 @@ TEST(TraceJson, KnobRulesAreTheSameInBothForms) {
             0u);
   EXPECT_EQ(check_trace_knob("config.x", std::string(1025, '1')).error().message,
             "config.x: the knob's value is 1025 bytes, at most 1024");
+}
+
+// ---- the copies record ----------------------------------------------------------------------
+
+Trace with_copies() {
+  Trace t = test::example_trace();
+  t.copies = {{1, 3}, {2, 5}};
+  return t;
+}
+
+TEST(TraceJson, CopiesAreWrittenAfterTheStepsOneEntryPerLine) {
+  const std::string text = trace_to_json_text(with_copies());
+  const std::string tail =
+      "    {\"run\": [{\"req\": 0, \"decode\": 6}]}\n"
+      "  ],\n"
+      "  \"copies\": [\n"
+      "    {\"step\": 1, \"done_before_step\": 3},\n"
+      "    {\"step\": 2, \"done_before_step\": 5}\n"
+      "  ]\n"
+      "}\n";
+  ASSERT_GE(text.size(), tail.size());
+  EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
+  EXPECT_EQ(trace_to_json_text(test::example_trace()).find("copies"), std::string::npos);  // absent when empty
+  auto back = trace_from_json_text(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, with_copies());
+  EXPECT_EQ(trace_to_json_text(*back), text);
+}
+
+TEST(TraceJson, CopiesAreReadWithTheirPathsAndRules) {
+  auto with = [](json copies) { return edited([&](json& d) { d["copies"] = copies; }); };
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": 1, "done_before_step": 3}])"))), "(accepted)");
+  EXPECT_EQ(error_of(with(json::parse(R"({"step": 1})"))), "copies: expected a list, got object");
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": 1, "done": 3}])"))), "copies[0]: unknown key \"done\" (allowed: step, done_before_step)");
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": 1}])"))), "copies[0].done_before_step: required key is missing");
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": -1, "done_before_step": 3}])"))),
+            "copies[0].step: -1 is out of range (0 to 100000)");
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": 1, "done_before_step": "3"}])"))), "copies[0].done_before_step: expected an integer, got string");
+  EXPECT_EQ(error_of(with(json::parse(R"([{"step": 1, "done_before_step": 3}, {"step": 3, "done_before_step": 2}])"))),
+            "copies[1].done_before_step: 2 is not after step 3");
 }
 
 TEST(TraceJson, NoEditOfTheExampleThrowsOrCrashes) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/generate/engine_trace_draw.hpp"
 #include "reference/trace/lifecycle.hpp"
 #include "reference/trace/timeline.hpp"
 
@@ -219,7 +220,62 @@ TEST(TraceGenerator, AnyDrawsEveryEngineThatHasATracePart) {
     ASSERT_TRUE(t.ok()) << t.error().message;
     engines.insert(t->engine.index());
   }
-  EXPECT_EQ(engines.size(), 2u);  // vllm and sglang
+  size_t drawable = 0;
+  for (const Engine e : all_engines()) drawable += lifecycle_of(e) != nullptr && engine_trace_draw(e) != nullptr;
+  EXPECT_GE(drawable, 2u);  // vllm and sglang at least
+  EXPECT_EQ(engines.size(), drawable);
+}
+
+// The copies record: drawn within the engine's window (EveryDrawPassesValidationAndLiesInsideItsProfile
+// checks that through check_profile), only where a copy can land late (overlap scheduling), and
+// never as the older SGLang knob.
+TEST(TraceGenerator, EachEngineProfileDrawsCompletionOrdersWithinItsWindow) {
+  for (const std::string name : {"vllm", "sglang"}) {
+    SCOPED_TRACE(name);
+    int late = 0, every = 0;
+    for (uint64_t seed = 0; seed < 300; ++seed) {
+      Rng rng(seed);
+      const Result<Trace> t = draw_trace(rng, profile_named(name));
+      ASSERT_TRUE(t.ok()) << t.error().message;
+      EXPECT_EQ(t->knobs.count("config.overlap_copy_race"), 0u) << seed;
+      if (t->copies.empty()) continue;
+      EXPECT_TRUE(t->config.overlap) << seed;
+      ++late;
+      const Result<Timeline> timeline = validate_trace(*t);
+      ASSERT_TRUE(timeline.ok());
+      const CopyWindow w = engine_trace_draw(t->engine)->copy_window(*t, *timeline);
+      size_t can = 0;
+      for (size_t s = 0; s < w.latest.size(); ++s) can += w.latest[s] > static_cast<int>(s) + 1;
+      every += t->copies.size() == can;
+    }
+    EXPECT_GT(late, 30);
+    EXPECT_GT(every, 10);  // some traces have every copy as late as the window allows
+  }
+}
+
+TEST(TraceGenerator, DrawCopiesWithinKeepsToTheWindowInStepOrder) {
+  Trace t;
+  t.steps.resize(6);
+  Rng rng(7);
+  draw_copies_within(rng, in_order_window(t, "inline"), t);
+  EXPECT_TRUE(t.copies.empty());
+  CopyWindow w = lagging_window(t, 2, "lag");
+  w.latest[3] = 4;  // step 3 in order
+  int drawn = 0;
+  for (int i = 0; i < 50; ++i) {
+    draw_copies_within(rng, w, t);
+    drawn += !t.copies.empty();
+    for (size_t k = 0; k < t.copies.size(); ++k) {
+      const CopyCompletion& c = t.copies[k];
+      EXPECT_NE(c.step, 3);
+      EXPECT_GE(c.done_before_step, c.step + 2);
+      EXPECT_LE(c.done_before_step, w.latest[static_cast<size_t>(c.step)]);
+      if (k > 0) EXPECT_GT(c.step, t.copies[k - 1].step);
+    }
+    EXPECT_TRUE(check_copies(t).ok());
+  }
+  EXPECT_GT(drawn, 10);
+  EXPECT_LT(drawn, 50);
 }
 
 }  // namespace

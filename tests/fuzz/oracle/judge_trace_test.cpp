@@ -112,7 +112,7 @@ TEST(TraceImplementations, NamesAndPatches) {
             "ngram-overlap-capture, overlap-copy-race, aborted-rows");
   EXPECT_EQ(default_trace_implementations(parse_profile("sglang").value()),
             (std::vector<std::string>{"sglang", "sglang-miles"}));
-  EXPECT_EQ(fixed_trace_implementations(Profile::any()), (std::vector<std::string>{"r3-fixed", "sglang-fixed"}));
+  EXPECT_EQ(fixed_trace_implementations(Profile::any()), (std::vector<std::string>{"r3-fixed", "sglang-fixed", "trtllm-fixed"}));
 }
 
 }  // namespace

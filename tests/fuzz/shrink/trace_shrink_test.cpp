@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fuzz/codec/trace_json.hpp"
+#include "fuzz/oracle/judge_trace.hpp"
 #include "reference/trace/lifecycle.hpp"
 #include "reference/trace/timeline.hpp"
 #include "tests/reference/trace/example_trace.hpp"
@@ -211,6 +212,31 @@ TEST(TraceShrink, ALaggingRowKeepsOverlapAndTheStepAfterTheFinish) {
   want.config.overlap = true;
   want.requests = {request(0, 0, {1}, {2})};
   want.steps = {{{}, {extend(0, 0, 1)}}, {{}, {decode(0, 1)}}};
+  expect_trace(s.result.trace, want);
+  EXPECT_EQ(s.invalid, 0);
+}
+
+// "SGLang upstream returns a wrong row": under a late copy, its race (S8).
+bool upstream_wrong(const Trace& t, const Timeline& timeline) {
+  const TraceImplementation impl = make_trace_implementation("sglang").value();
+  return judge_trace(impl, t, timeline).verdict == TraceVerdict::wrong_route;
+}
+
+// Every copy of four_requests as late as overlap allows: the shrinker drops the entries the race
+// does not need and the steps after them (a later step's entry moves down with it). What is left:
+// step 0's copy lands after step 1's forward, whose only row is request 0's lagging decode, so
+// request 0's one row reads its own position 1.
+TEST(TraceShrink, ALateCopyShrinksToOneEntryAndTheForwardItReads) {
+  Trace t = four_requests();
+  t.config.overlap = true;
+  for (int s = 0; s + 1 < static_cast<int>(t.steps.size()); ++s) t.copies.push_back({s, s + 2});
+  ASSERT_EQ(why_not(t), "");
+  const Shrunk s = shrink(t, upstream_wrong);
+  Trace want = plain_trace(1);
+  want.config.overlap = true;
+  want.requests = {request(0, 0, {1}, {2})};
+  want.steps = {{{}, {extend(0, 0, 1)}}, {{}, {decode(0, 1)}}};
+  want.copies = {{0, 2}};
   expect_trace(s.result.trace, want);
   EXPECT_EQ(s.invalid, 0);
 }

@@ -200,10 +200,10 @@ TEST(SglangProtocol, HelloDeclaresTheEngines) {
   EXPECT_TRUE(sg.serves(sglang::engine()));
   both["engines"] = {"sglang", "vllm", "sglang"};
   EXPECT_EQ(read_hello(both).value().engines, (std::vector<Engine>{sglang::engine(), vllm::engine()}));
-  both["engines"] = {"trtllm"};
-  EXPECT_EQ(read_hello(both).error().message, "hello.engines[0]: \"trtllm\" is not one of vllm, sglang");
+  both["engines"] = {"tgi"};
+  EXPECT_EQ(read_hello(both).error().message, "hello.engines[0]: \"tgi\" is not one of vllm, sglang, trtllm");
   both["engines"] = json::array();
-  EXPECT_EQ(read_hello(both).error().message, "hello.engines: expected a non-empty list of \"vllm\" and \"sglang\"");
+  EXPECT_EQ(read_hello(both).error().message, "hello.engines: expected a non-empty list of \"vllm\", \"sglang\" and \"trtllm\"");
 }
 
 // The robustness target reads SGLang's replies through the engine's adapter part.
