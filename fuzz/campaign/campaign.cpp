@@ -6,6 +6,7 @@
 #include "fuzz/campaign/campaign_merge.hpp"
 #include "fuzz/campaign/case_outcome.hpp"
 #include "fuzz/campaign/case_pipeline.hpp"
+#include "fuzz/generate/case_domain.hpp"
 #include "fuzz/io/output_path.hpp"
 
 namespace r3 {
@@ -108,6 +109,8 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
     if (generator.sizes.empty()) return Error{"--mode concrete: production sizes run symbolically only; add tiny or small"};
   }
   for (const auto& impl : impls) report.implementations.push_back(impl->name());
+  // An engine added without a draw part cannot feed a case campaign: say so before any worker asks.
+  R3_TRY_STATUS(check_drawable(CaseDomain{generator.profile, bounds_of(SizeClass::tiny), generator.engine}));
   R3_TRY_STATUS(check_jobs(options, hooks));
   const Clock::time_point start = Clock::now();
   CampaignMerge merge(options, generator, impls, hooks, report, start);

@@ -1,6 +1,6 @@
-// The trtllm engine's parts at the fuzz level (fuzz/engines/registry.hpp): its case codec and
-// shrink (its per-step cases are the base case's) and its trace part. It has no case draw,
-// exhaust, explain, export, adapter or seed part yet.
+// The trtllm engine's parts at the fuzz level (fuzz/engines/registry.hpp): its case codec, draw and
+// shrink (its per-step cases are the base case on one rank) and its trace part. It has no exhaust,
+// explain, export, adapter or seed part yet: those commands refuse a trtllm case by name.
 #pragma once
 
 #include "fuzz/engines/registry.hpp"
@@ -8,12 +8,14 @@
 namespace r3::trtllm {
 
 const EngineCodec& codec_part();           // fuzz/engines/trtllm/codec.cpp
+const EngineDraw& draw_part();             // fuzz/engines/trtllm/draw.cpp
 const EngineShrink& shrink_part();         // fuzz/engines/trtllm/shrink.cpp
 const EngineTraceDraw& trace_draw_part();  // fuzz/engines/trtllm/trace_draw.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   FuzzEngineParts parts;
   parts.codec = &codec_part();
+  parts.draw = &draw_part();
   parts.shrink = &shrink_part();
   parts.trace_draw = &trace_draw_part();
   return parts;

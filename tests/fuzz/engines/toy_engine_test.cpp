@@ -43,7 +43,7 @@ class ToyCapture final : public CapturePolicy {
 std::unique_ptr<CapturePolicy> make_toy_capture() { return std::make_unique<ToyCapture>(false); }
 std::unique_ptr<CapturePolicy> make_toy_fixed() { return std::make_unique<ToyCapture>(true); }
 
-class ToyModel final : public EngineModel {
+class ToyModel : public EngineModel {
  public:
   std::string_view name() const override { return "toy"; }
   std::span<const ProfileInfo> profiles() const override { return kProfiles; }
@@ -153,6 +153,35 @@ TEST(ToyEngine, ACampaignUnderItsProfileFindsAndShrinksItsBug) {
   EXPECT_EQ(f.signature.text(), "toy-capture/wrong_rows/single/single");
   // Shrunk to the fewest tokens that show it (four), on the smallest TP and M.
   EXPECT_EQ(summarize(f.c), "toy dp 1 tp 1, M 4, tokens [4], L 1 K 1 E 1, padding none, path single, layer 0");
+}
+
+// An engine registered without a draw part: its layout and policies are the toy's, its name and
+// profile its own.
+class DrawlessModel final : public ToyModel {
+ public:
+  std::string_view name() const override { return "drawless"; }
+  std::span<const ProfileInfo> profiles() const override { return kDrawlessProfiles; }
+  std::span<const PolicyInfo> policies() const override { return {}; }
+
+ private:
+  static constexpr ProfileInfo kDrawlessProfiles[] = {{"drawless", "an engine without a draw part"}};
+};
+
+TEST(ToyEngine, ACaseCampaignUnderAnEngineWithoutADrawPartIsRefusedByName) {
+  static const DrawlessModel drawless;
+  registered_toy();  // its policy judges, were a case drawn
+  ASSERT_TRUE(add_engine(drawless).ok());
+  CampaignOptions options;
+  options.max_cases = 10;
+  options.out_dir = "";
+  options.generator.profile = Profile::of(Engine::of(drawless), 0);
+  std::vector<std::unique_ptr<Implementation>> impls;
+  auto impl = make_implementation("toy-fixed", {});
+  ASSERT_TRUE(impl) << impl.error().message;
+  impls.push_back(std::move(*impl));
+  const auto report = run_campaign(options, impls, {});
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().message, "engine drawless: has no draw part, so no case of it can be drawn");
 }
 
 TEST(ToyEngine, ExplainShowsItsStepAndPolicy) {
