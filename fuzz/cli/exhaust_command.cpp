@@ -63,6 +63,7 @@ struct ExhaustFlags {
   Mode mode = Mode::symbolic;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool traces = false;  // tiny serving traces instead of cases (fuzz/exhaust/trace_space.hpp)
+  bool profile_given = false;  // --profile on the command line (else --traces takes each --impl's engine's)
   TraceSpaceBounds trace_bounds;
 };
 
@@ -77,10 +78,13 @@ Result<int> exhaust_traces_command(const ExhaustFlags& f) {
   for (const std::string& name : names) {
     Result<TraceImplementation> impl = make_trace_implementation(name);
     if (!impl) return Error{"--impl " + name + ": " + impl.error().message};
-    const Profile profile = f.bounds.profile.is_any() ? Profile::of(impl->engine, 0) : f.bounds.profile;
+    // An implementation named without --profile runs under its own engine's first profile.
+    const bool own_profile = f.bounds.profile.is_any() || (!f.impl.empty() && !f.profile_given);
+    const Profile profile = own_profile ? Profile::of(impl->engine, 0) : f.bounds.profile;
     R3_TRY(const TraceExhaustResult r, exhaust_traces(*impl, profile, f.trace_bounds));
-    std::cout << terminal_safe(name) << ": " << r.visited << " valid traces, " << r.judged << " judged (profile "
-              << to_string(profile) << ", <= " << f.trace_bounds.max_requests << " requests, <= "
+    std::cout << terminal_safe(name) << ": " << r.visited << " valid traces, " << r.judged << " judged";
+    if (f.trace_bounds.copy_orders) std::cout << " (" << r.late_orders << " with a copy landing late)";
+    std::cout << " (profile " << to_string(profile) << ", <= " << f.trace_bounds.max_requests << " requests, <= "
               << f.trace_bounds.max_steps << " steps): ";
     if (!r.counterexample) {
       std::cout << "no difference within bounds\n";
@@ -203,6 +207,9 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
                 "(default: each fixed lifecycle model of the profile)");
   cmd->add_option("--max-requests", f->trace_bounds.max_requests, "--traces: requests at most (default 2, at most 3)");
   cmd->add_option("--max-steps", f->trace_bounds.max_steps, "--traces: steps at most (default 4, at most 5)");
+  cmd->add_flag("--copies", f->trace_bounds.copy_orders,
+                "--traces: run each trace under overlap scheduling and judge it once per completion order of its copies "
+                "to host that the engine's window allows (docs/TRACES.md, \"Copies\")");
   cmd->callback([f, cmd, &outcome] {
     // The profile's engine's own defaults for the bounds the command line left unset (under
     // profile any, the default engine's: the flags' defaults).
@@ -212,6 +219,11 @@ void add_exhaust_command(CLI::App& app, CommandOutcome& outcome) {
       if (cmd->count("--max-tp") == 0) f->bounds.max_tp = defaults.max_tp;
       if (cmd->count("--max-tokens") == 0) f->bounds.max_tokens = defaults.max_tokens;
       if (cmd->count("--max-m") == 0) f->bounds.max_m = defaults.max_m;
+    }
+    f->profile_given = cmd->count("--profile") > 0;
+    if (!f->traces) {
+      for (const char* flag : {"--copies", "--max-requests", "--max-steps"})
+        if (cmd->count(flag) > 0) return outcome.fail("exhaust", Error{std::string(flag) + ": needs --traces"});
     }
     auto code = f->traces ? exhaust_traces_command(*f) : exhaust_command(*f);
     if (!code) return outcome.fail("exhaust", code.error());

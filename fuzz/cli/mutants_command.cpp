@@ -49,7 +49,8 @@ Result<int> trace_mutants_command(const MutantsFlags& f, bool max_cases_given) {
   const std::vector<TraceMutantResult> rows = trace_kill_matrix(f.options.profile, f.options.first_seed + 1, budget);
   if (rows.empty()) return Error{"--traces: no engine of profile " + std::string(to_string(f.options.profile)) + " has a fixed lifecycle model"};
   std::cout << terminal_safe(trace_kill_matrix_text(rows), true);
-  return std::any_of(rows.begin(), rows.end(), [](const TraceMutantResult& r) { return !r.killed; }) ? 1 : 0;
+  // As for the case matrix: a mutant proven equivalent by the bounded search is no survivor.
+  return std::any_of(rows.begin(), rows.end(), [](const TraceMutantResult& r) { return !r.killed && !r.equivalent; }) ? 1 : 0;
 }
 
 Result<int> mutants_command(MutantsFlags f) {

@@ -155,4 +155,30 @@ TEST_F(Traces, EveryLifecycleMutantIsKilled) {
   EXPECT_TRUE(contains(r.out, "result: 5 of 5 lifecycle mutants killed\n")) << r.out;
 }
 
+// vllm-legacy copies in order, so two copy-order mutants change nothing it returns: the bounded
+// search proves them equivalent, and an equivalent mutant is no survivor (exit 0).
+TEST_F(Traces, ACopyOrderMutantProvenEquivalentIsNoSurvivor) {
+  const Ran r = run("mutants --traces --profile vllm-legacy --max-cases 100");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "result: 1 of 3 copy-order mutants killed, 2 equivalent within bounds\n")) << r.out;
+}
+
+// exhaust --traces --copies judges each trace once per completion order the engine's window
+// allows; an implementation named alone runs under its engine's profile.
+TEST_F(Traces, ExhaustWithCopiesJudgesEveryCompletionOrderUnderTheImplementationsProfile) {
+  const Ran fixed = run("exhaust --traces --copies --impl trtllm-fixed --max-requests 1 --max-steps 3");
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(fixed.out,
+            "trtllm-fixed: 1142 valid traces, 1824 judged (1466 with a copy landing late) (profile trtllm, <= 1 "
+            "requests, <= 3 steps): no difference within bounds\n");
+  const Ran released = run("exhaust --traces --copies --impl sglang --max-requests 2 --max-steps 3");
+  EXPECT_EQ(released.exit_code, 1) << released.err;
+  EXPECT_TRUE(contains(released.out, "sglang: 6 valid traces, 5 judged (1 with a copy landing late) (profile sglang, <= 2 "
+                                     "requests, <= 3 steps): wrong_route: request 0 position 0 holds the route of "
+                                     "request 0 position 1 at weight version 0")) << released.out;
+  const Ran no_traces = run("exhaust --copies");
+  EXPECT_EQ(no_traces.exit_code, 2);
+  EXPECT_EQ(no_traces.err, "r3fuzz exhaust: --copies: needs --traces\n");
+}
+
 }  // namespace
