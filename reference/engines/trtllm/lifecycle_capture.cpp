@@ -104,19 +104,21 @@ void RankCapture::finish_forward(int step, const std::vector<LayoutRow>& layout,
 
 // Copies land in stage order (one side stream): landing one lands every earlier one.
 void RankCapture::land_through(size_t copy) {
-  for (size_t i = 0; i <= copy && i < copies_.size(); ++i) {
+  for (size_t i = first_unlanded_; i <= copy && i < copies_.size(); ++i) {
     StagedCopy& c = copies_[i];
     if (c.landed) continue;
     std::vector<RouteRef>& slot = ring_[static_cast<size_t>(c.slot)];
     if (slot.size() < c.rows.size()) slot.resize(c.rows.size());
     std::copy(c.rows.begin(), c.rows.end(), slot.begin());
     c.landed = true;
+    std::vector<RouteRef>().swap(c.rows);  // landed: the slot holds them now
   }
+  first_unlanded_ = std::max(first_unlanded_, std::min(copy + 1, copies_.size()));
 }
 
 // Every copy the record lands by this step's drains (lifecycle_copies.cpp), and those before it.
 void RankCapture::advance(int step) {
-  for (size_t i = copies_.size(); i-- > 0;) {
+  for (size_t i = copies_.size(); i-- > first_unlanded_;) {
     if (!copies_[i].landed && copies_[i].done <= step) {
       land_through(i);
       return;
@@ -171,9 +173,10 @@ void RankCapture::drain(int step, bool force) {
   std::vector<size_t> still;
   for (size_t i : pending_) {
     if (force) land_through(i);
-    if (copies_[i].landed)
+    if (copies_[i].landed) {
       commit(copies_[i]);
-    else
+      std::vector<LayoutRow>().swap(copies_[i].layout);  // committed: nothing reads it again
+    } else
       still.push_back(i);
   }
   pending_ = std::move(still);
@@ -257,6 +260,7 @@ Attached RankCapture::attach(int step, int req) {
   out.kind = Attached::Kind::routes;
   if (!b_.cache_every_row && recorded_.count(req)) store_positions(req);
   store_.erase(req);
+  std::erase(store_order_, req);  // a key stored again goes last, as in a dict; and populate walks live keys only
   gen_count_.erase(req);
   recorded_.erase(req);
   pop_cursor_.erase(req);

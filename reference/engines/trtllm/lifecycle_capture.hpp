@@ -108,6 +108,7 @@ class RankCapture {
   bool had_context_ = false;  // this forward has context rows: its drain is forced
 
   std::vector<StagedCopy> copies_;    // every staged copy, in stage order
+  size_t first_unlanded_ = 0;         // copies land in stage order: every one before it has landed
   std::vector<size_t> pending_;       // indices into copies_, in stage order
   std::vector<std::vector<RouteRef>> ring_;  // the pinned host ring of three slots
   std::vector<std::optional<size_t>> slot_copy_;  // the last copy staged into each slot
