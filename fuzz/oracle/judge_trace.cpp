@@ -41,6 +41,7 @@ StepDelivery deliver(const TraceImplementation& impl, const StepView& view, cons
   const ConcreteOutcome outcome = execute_on_host(*c, *step, *impl.policy);
   StepDelivery out;
   out.rows.resize(view.rows.size());
+  if (impl.model) out.forward_rows = impl.model->forward_rows(*step);
   const int K = c->model.top_k;
   for (const ConcreteRank& rank : outcome.ranks) {
     for (const CaptureDecision& call : rank.calls)

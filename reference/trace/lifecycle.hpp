@@ -24,12 +24,17 @@
 
 namespace r3 {
 
+struct Step;  // reference/layout.hpp
+
 // What one forward's capture hands the lifecycle, per DP rank: for batch row j of the rank
 // (StepView::rows[dp][j]), where the value captured for it came from. A correct capture gives
 // {route, req, pos, version} of the row itself (identity_delivery).
 struct StepDelivery {
   std::vector<std::vector<RouteRef>> rows;  // [dp][row]
   std::optional<std::string> raised;        // the capture raised: the engine's forward fails
+  // Rows of each DP rank's forward, its padding included, from the step the policy ran on
+  // (LifecycleModel::forward_rows); empty when no step was derived or the engine does not say.
+  std::vector<int64_t> forward_rows;
 };
 
 StepDelivery identity_delivery(const StepView& step);
@@ -91,6 +96,13 @@ class LifecycleModel {
   // steps (SGLang's last replayed graph bucket) computes them in one pass, so judging stays
   // linear in the trace's length. The default asks step_case() for each.
   virtual std::vector<std::optional<Case>> step_cases(const Trace& t, const Timeline& timeline) const;
+  // Rows of each DP rank's forward, padding included, in `step`, derived from one of the engine's
+  // step cases: the judge passes them on in the step's delivery, so that run() need not derive the
+  // step again. The default: empty (the engine does not use them).
+  virtual std::vector<int64_t> forward_rows(const Step& step) const {
+    (void)step;
+    return {};
+  }
 
   // Runs the trace under `version` with the patches `applied` (indices into patches()) on top.
   // `delivery` holds one entry per step.

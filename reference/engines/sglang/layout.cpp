@@ -91,6 +91,17 @@ CaptureLayout layout_from(const Forward& f, DpPadding padding, bool decode_graph
   return padding == DpPadding::max_len ? CaptureLayout::dp_max_len : CaptureLayout::dp_sum_len;
 }
 
+}  // namespace
+
+std::optional<std::vector<int64_t>> replayed_decode_buckets(const Case& c) {
+  ForwardLayout out;
+  out.runner_bs.assign(static_cast<size_t>(c.topology.dp), -1);
+  if (!fill_decode_graph(c, out)) return std::nullopt;
+  return std::move(out.runner_bs);
+}
+
+namespace {
+
 ForwardLayout derive_forward(const Case& c) {
   const Forward& f = *sglang::forward_of(c);
   const int D = c.topology.dp, T = c.topology.tp;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "reference/case.hpp"
@@ -22,6 +23,11 @@ int64_t ceil_align(int64_t n, int64_t a);
 
 // The bucket a decode replay of `requests` requests runs, or -1 when none is large enough.
 int64_t decode_bucket(const std::vector<int64_t>& buckets, int64_t requests);
+
+// The bucket each DP rank's decode or verify graph replays in the forward of `c` (a valid SGLang
+// case), or nullopt when the forward replays no decode graph: the rule derive_step applies, without
+// the rest of the step (a trace asks it for every step, to know the runner's last bucket).
+std::optional<std::vector<int64_t>> replayed_decode_buckets(const Case& c);
 
 // The capture layout of the case (cheap: the signature asks it for every failing case).
 CaptureLayout capture_layout_of(const Case& c);

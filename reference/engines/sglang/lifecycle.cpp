@@ -9,7 +9,9 @@
 
 #include "reference/engines/sglang/lifecycle_check.hpp"
 #include "reference/engines/sglang/lifecycle_run.hpp"
+#include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/lifecycle_step_case.hpp"
+#include "reference/layout.hpp"
 
 namespace r3::sglang {
 namespace {
@@ -77,6 +79,11 @@ class SglangLifecycle final : public LifecycleModel {
   }
   std::vector<std::optional<Case>> step_cases(const Trace& t, const Timeline& timeline) const override {
     return step_cases_in(t, timeline, trace_profile(t));
+  }
+  // The forward's padded batch (layout.cpp, derive_forward): run() reads it from the delivery.
+  std::vector<int64_t> forward_rows(const Step& step) const override {
+    const ForwardLayout* f = forward_of(step);
+    return f ? f->padded : std::vector<int64_t>{};
   }
 
   LifecycleOutcome run(const Trace& t, const Timeline& timeline, std::span<const StepDelivery> delivery,

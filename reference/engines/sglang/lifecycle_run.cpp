@@ -396,7 +396,7 @@ class Walker {
                          !b_.has(TracePatch::ngram_overlap_capture);
     if (!dropped) {
       std::vector<std::vector<RouteRef>> values = device_rows(n, segments);
-      const std::vector<int64_t> padded = padded_rows(t_, tl_, n);
+      const std::vector<int64_t> padded = forward_rows(n);
       const int done = done_[static_cast<size_t>(n)];
       if (t_.config.overlap && !b_.has(TracePatch::overlap_copy_race) && done > n + 1) late_copy(n, done, values);
       for (size_t d = 0; d < values.size(); ++d) {
@@ -418,6 +418,18 @@ class Walker {
         cache.row(at[s.first + static_cast<size_t>(i)]) = cache.row(from);
       }
     }
+  }
+
+  // Rows of each rank's forward in step n, padding included: the delivery's, from the step the
+  // judge derived for the per-step policy (LifecycleModel::forward_rows), else derived here.
+  std::vector<int64_t> forward_rows(int n) const {
+    const StepDelivery& got = delivery_[static_cast<size_t>(n)];
+    if (got.forward_rows.empty()) return padded_rows(t_, tl_, n);
+    std::vector<int64_t> out = got.forward_rows;
+    const auto& rows = tl_.steps[static_cast<size_t>(n)].rows;
+    out.resize(rows.size(), 0);
+    for (size_t d = 0; d < out.size(); ++d) out[d] = std::max(out[d], static_cast<int64_t>(rows[d].size()));
+    return out;
   }
 
   // What each rank's device buffer holds at row x after the forward: the capture of the batch
@@ -450,7 +462,7 @@ class Walker {
     const int last = std::min(done - 1, static_cast<int>(t_.steps.size()) - 1);
     for (int k = n + 1; k <= last; ++k) {
       const std::vector<std::vector<RouteRef>> next = device_rows(k, segments_of(t_, tl_, k));
-      const std::vector<int64_t> next_padded = padded_rows(t_, tl_, k);
+      const std::vector<int64_t> next_padded = forward_rows(k);
       for (size_t d = 0; d < values.size(); ++d) {
         const size_t real = d < next.size() ? next[d].size() : 0;
         const size_t padded = d < next_padded.size() ? std::max(real, static_cast<size_t>(next_padded[d])) : real;

@@ -62,11 +62,9 @@ std::optional<Case> bare_case(const Trace& t, const Timeline& timeline, int step
 // `before` when the step replayed no decode graph.
 std::optional<int64_t> bucket_after(const std::optional<Case>& c, std::optional<int64_t> before) {
   if (!c) return before;
-  const Result<Step> derived = sglang::derive_step(*c);
-  if (!derived.ok()) return before;
-  const ForwardLayout* layout = forward_of(*derived);
-  if (layout == nullptr || !layout->decode_graph) return before;
-  const std::vector<int64_t>& bs = layout->runner_bs;
+  const std::optional<std::vector<int64_t>> replayed = replayed_decode_buckets(*c);
+  if (!replayed) return before;
+  const std::vector<int64_t>& bs = *replayed;
   if (bs.empty() || std::any_of(bs.begin(), bs.end(), [&](int64_t b) { return b != bs.front(); })) return std::nullopt;
   return bs.front();
 }
