@@ -126,7 +126,7 @@ traces_section() {
   ((QUICK)) && seconds=5
   [[ -x "$R3FUZZ" ]] || { not_measured "$R3FUZZ is not built (cmake --build $BUILD)" traces; return; }
   [[ -x "$bin" ]] || { not_measured "$bin is not built (cmake --build $BUILD --target r3fuzz_trace_scaling)" traces; return; }
-  for profile in vllm sglang; do
+  for profile in vllm sglang trtllm; do
     for ((i = 1; i <= RUNS; i++)); do
       "${PIN[@]}" "$R3FUZZ" run --traces --profile "$profile" --time "$seconds" --jobs 1 --no-shrink --out "$TMP/traces-out.$profile.$i" --timing \
         --json >"$TMP/traces.$profile.$i" 2>"$TMP/traces.log"
@@ -150,7 +150,7 @@ print(f"one job, no shrinking, median of {runs} runs (min to max).")
 print()
 print("| profile | traces/s | steps/s | lifecycle findings | seconds to each finding (median) |")
 print("|---|---|---|---|---|")
-for profile in ("vllm", "sglang"):
+for profile in ("vllm", "sglang", "trtllm"):
     reports = [json.load(open(f"{tmp}/traces.{profile}.{i}")) for i in range(1, runs + 1)]
     tps = [r["traces"] / r["elapsed_seconds"] for r in reports]
     sps = [r["steps"] / r["elapsed_seconds"] for r in reports]
