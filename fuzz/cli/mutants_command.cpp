@@ -104,6 +104,11 @@ Result<int> mutants_command(MutantsFlags f) {
   }
   const MutantsSummary summary = summarize(rows);
   // Nothing measured is no result: a 0-of-0 kill rate must not pass as success.
+  if (rows.empty()) {
+    return Error{"--profile " + std::string(to_string(f.options.profile)) +
+                 ": no carrier asked for carries a fault of the mutant table under it (docs/MUTANTS.md; an engine "
+                 "without carriers may still have lifecycle faults: mutants --traces)"};
+  }
   if (summary.measured == 0) return Error{"no mutant could be measured: every carrier and fault asked for is unavailable (listed above)"};
   return summary.survived > 0 ? 1 : 0;
 }

@@ -163,6 +163,20 @@ TEST_F(Traces, ACopyOrderMutantProvenEquivalentIsNoSurvivor) {
   EXPECT_TRUE(contains(r.out, "result: 1 of 3 copy-order mutants killed, 2 equivalent within bounds\n")) << r.out;
 }
 
+// TensorRT-LLM's per-step capture carries none of the case mutant table's faults: the case matrix
+// says so by name rather than reporting an empty kill rate; its lifecycle faults are measured.
+TEST_F(Traces, TensorRtLlmsMutantsAreItsLifecycleFaults) {
+  const Ran cases = run("mutants --profile trtllm");
+  EXPECT_EQ(cases.exit_code, 2);
+  EXPECT_EQ(cases.err,
+            "r3fuzz mutants: --profile trtllm: no carrier asked for carries a fault of the mutant table under it "
+            "(docs/MUTANTS.md; an engine without carriers may still have lifecycle faults: mutants --traces)\n");
+  const Ran traces = run("mutants --traces --profile trtllm --max-cases 200");
+  EXPECT_EQ(traces.exit_code, 0) << traces.out;
+  EXPECT_TRUE(contains(traces.out, "result: 5 of 5 lifecycle mutants killed\n")) << traces.out;
+  EXPECT_TRUE(contains(traces.out, "result: 3 of 3 copy-order mutants killed, 0 equivalent within bounds\n")) << traces.out;
+}
+
 // exhaust --traces --copies judges each trace once per completion order the engine's window
 // allows; an implementation named alone runs under its engine's profile.
 TEST_F(Traces, ExhaustWithCopiesJudgesEveryCompletionOrderUnderTheImplementationsProfile) {

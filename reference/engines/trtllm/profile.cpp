@@ -8,6 +8,7 @@
 // hands the hook), expert- and sequence-parallel MoE, and more than one MoE call per layer.
 #include "reference/engines/trtllm/profile.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace r3::trtllm {
@@ -23,6 +24,10 @@ Status outside(const std::string& field, const std::string& why) {
 Status check_step_profile(const Case& c) {
   if (c.topology.dp != 1) return outside("topology.dp", std::to_string(c.topology.dp) + " DP ranks: attention DP's per-step layout is not modelled");
   if (c.topology.ep || c.topology.sp) return outside("topology", "expert- or sequence-parallel MoE is not modelled");
+  // PyExecutor._executor_loop forwards only when scheduled_batch.batch_size > 0 without attention
+  // DP (tensorrt_llm/_torch/pyexecutor/py_executor.py, every stored copy read on 2026-12-06): a
+  // step of the one rank has at least one row.
+  if (c.tokens.size() == 1 && c.tokens[0] == 0) return outside("tokens", "a forward of no row is never run");
   if (c.path != Path::single) return outside("path", std::string(to_string(c.path)) + " is not the single-rank path");
   if (c.microbatches != 1) return outside("microbatches", "TensorRT-LLM has no micro-batched capture");
   if (c.dp_chunk) return outside("dp_chunk", "a multi-chunk MoE call is not in the base case");
@@ -37,6 +42,7 @@ Case fit_step_to_profile(Case c) {
   c.topology = {1, c.topology.tp, false, false};
   if (c.tokens.size() > 1) c.tokens.resize(1);
   if (c.tokens.empty()) c.tokens.push_back(1);
+  c.tokens[0] = std::max<int64_t>(c.tokens[0], 1);
   c.path = Path::single;
   c.microbatches = 1;
   c.dp_chunk.reset();

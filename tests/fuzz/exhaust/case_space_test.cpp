@@ -5,6 +5,7 @@
 #include "fuzz/engines/vllm/exhaust.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/vllm/model.hpp"
+#include "reference/engines/trtllm/model.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
 
@@ -56,6 +57,7 @@ TEST(CaseSpace, EnginesComeInRegistryOrder) {
   for (const CaseUnit& u : enumerate_units(b)) engines.push_back(u.engine);
   std::vector<Engine> want(2, vllm::engine());  // plain and ep
   want.resize(2 + 4 * 3, sglang::engine());     // every a2a backend and forward kind
+  want.push_back(trtllm::engine());              // one rank, TP 1
   EXPECT_EQ(engines, want);
 }
 
