@@ -1,6 +1,6 @@
 // The trtllm engine's parts at the fuzz level (fuzz/engines/registry.hpp): its case codec, draw,
-// shrink and exhaust (its per-step cases are the base case on one rank) and its trace part. It has
-// no export, adapter or seed part yet: those commands refuse a trtllm case by name.
+// shrink, exhaust and seed (its per-step cases are the base case on one rank) and its trace part.
+// It has no per-step export or adapter part yet: those commands refuse a trtllm case by name.
 #pragma once
 
 #include "fuzz/engines/registry.hpp"
@@ -10,6 +10,7 @@ namespace r3::trtllm {
 const EngineCodec& codec_part();           // fuzz/engines/trtllm/codec.cpp
 const EngineDraw& draw_part();             // fuzz/engines/trtllm/draw.cpp
 const EngineExhaust& exhaust_part();       // fuzz/engines/trtllm/exhaust.cpp
+const EngineSeed& seed_part();             // fuzz/engines/trtllm/seed.cpp
 const EngineShrink& shrink_part();         // fuzz/engines/trtllm/shrink.cpp
 const EngineTraceDraw& trace_draw_part();  // fuzz/engines/trtllm/trace_draw.cpp
 
@@ -19,6 +20,7 @@ inline FuzzEngineParts fuzz_parts() {
   parts.draw = &draw_part();
   parts.shrink = &shrink_part();
   parts.exhaust = &exhaust_part();
+  parts.seed = &seed_part();
   parts.trace_draw = &trace_draw_part();
   return parts;
 }
