@@ -1,7 +1,7 @@
 // Every shipped production case parses, validates, derives, round-trips through the binary
 // codec, and replays: r3-fixed passes on it and vllm-50874 does not fail on it (these are
 // deployments running today; a latent verdict is allowed, corner case 2 (docs/layout-contract.md section 8)).
-// SGLang cases (engine sglang): sglang-fixed passes, and an "expect" names the outcome of the
+// Other engines' cases: the engine's fixed model passes, and an "expect" names the outcome of the
 // model it cites (upstream SGLang does fail on some deployments RL users run).
 #include <filesystem>
 
@@ -13,6 +13,8 @@
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
 #include "reference/engines/sglang/fields.hpp"
+#include "reference/engines/vllm/model.hpp"
+#include "reference/engine_model.hpp"
 
 namespace r3 {
 namespace {
@@ -58,24 +60,22 @@ TEST(ProductionCorpus, EveryCaseValidatesRoundTripsAndReplays) {
     auto step = derive_step(*c);
     ASSERT_TRUE(step) << step.error().message;
     EXPECT_FALSE(step->rejection);
-    if (c->engine == sglang::engine()) {
-      // SGLang deployments: the proposed fix passes; a documented outcome of upstream or miles
-      // (a finding on a deployment RL users run) is checked against the model it names.
-      const Judgement fixed = judge_named("sglang-fixed", *c, *step);
-      EXPECT_EQ(fixed.verdict, Verdict::pass) << fixed.detail;
-      if (c->expect) {
-        const Judgement named = judge_named(c->expect->impl, *c, *step);
-        EXPECT_EQ(named.verdict, c->expect->verdict) << named.detail;
-        EXPECT_EQ(named.severity, c->expect->severity) << named.detail;
-      }
+    // Each engine's proposed fix passes (r3-fixed, sglang-fixed, trtllm-fixed); a documented
+    // outcome of a released model (a finding on a deployment users run) is checked against the
+    // model it names.
+    const Judgement fixed = judge_named(std::string(c->engine.model().fixed_policy()), *c, *step);
+    EXPECT_EQ(fixed.verdict, Verdict::pass) << fixed.detail;
+    if (c->engine == vllm::engine()) {
+      // vLLM deployments run today: vllm-50874 does not fail on them (latent is allowed).
+      const Judgement vllm = judge_named("vllm-50874", *c, *step);
+      EXPECT_NE(vllm.severity, Severity::failure) << to_string(vllm.verdict) << ": " << vllm.detail;
+      if (c->expect) EXPECT_EQ(c->expect->verdict, vllm.verdict);
       continue;
     }
-    const Judgement fixed = judge_named("r3-fixed", *c, *step);
-    EXPECT_EQ(fixed.verdict, Verdict::pass) << fixed.detail;
-    const Judgement vllm = judge_named("vllm-50874", *c, *step);
-    EXPECT_NE(vllm.severity, Severity::failure) << to_string(vllm.verdict) << ": " << vllm.detail;
     if (c->expect) {
-      EXPECT_EQ(c->expect->verdict, vllm.verdict);
+      const Judgement named = judge_named(c->expect->impl, *c, *step);
+      EXPECT_EQ(named.verdict, c->expect->verdict) << named.detail;
+      EXPECT_EQ(named.severity, c->expect->severity) << named.detail;
     }
   }
 }
