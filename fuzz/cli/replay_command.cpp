@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "fuzz/campaign/junit.hpp"
 #include "fuzz/campaign/report.hpp"
@@ -145,7 +146,9 @@ int replay_command(const ReplayFlags& f, CommandOutcome& outcome) {
     if (Status s = check_output_file("--junit", f.junit); !s.ok()) return input_error(s.error().message);
   }
   ImplementationCache cache;
+  std::set<std::string> named;  // the same implementation twice would print every verdict twice: refused
   for (const std::string& name : f.impls) {
+    if (!named.insert(name).second) return input_error("--impl " + name + ": given twice");
     if (const Result<const Implementation*> impl = cache.get(name); !impl.ok()) return input_error(impl.error().message);
   }
   std::vector<std::string> bad;

@@ -89,6 +89,8 @@ TEST_F(BadFlags, ExhaustAgainstNamesItsOwnFlag) {
 // Item 17: the same implementation twice would be judged twice; it is refused.
 TEST_F(BadFlags, AnImplementationGivenTwiceIsRefused) {
   expect_usage_error({"run", "--impl", "r3-fixed", "--impl", "r3-fixed"}, "r3fuzz run: --impl r3-fixed: given twice");
+  expect_usage_error({"replay", "missing.json", "--impl", "r3-fixed", "--impl", "r3-fixed"},
+                     "r3fuzz replay: --impl r3-fixed: given twice");
 }
 
 // Item 17: an unknown command is named; --version prints the CMake project version.
