@@ -9,9 +9,15 @@
 namespace r3 {
 namespace {
 
-// C1 controls and the Unicode line and paragraph separators: valid UTF-8 that a terminal (or a
-// log viewer splitting lines) acts on. Written as \uXXXX, the same text in both escapes.
-bool is_unicode_control(int32_t cp) { return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029; }
+// C1 controls, the Unicode line and paragraph separators, and the bidirectional embeddings,
+// overrides and isolates (U+202A to U+202E, U+2066 to U+2069): valid UTF-8 that a terminal (or a
+// log viewer splitting lines) acts on, the last ones by reordering what follows them (a file name
+// that reads as another, CVE-2021-42574's "Trojan Source"). Written as \uXXXX, the same text in
+// both escapes.
+bool is_unicode_control(int32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
 
 void append_u_escape(std::string& out, int32_t cp) {
   char buf[8];

@@ -20,6 +20,16 @@ TEST(TerminalText, EscapesC1ControlsAndUnicodeLineEnds) {
   EXPECT_EQ(terminal_safe("x\xc2\x85y", true), "x\\u0085y");  // keep_newlines keeps '\n' only
 }
 
+// The bidirectional controls reorder the text after them ("Trojan Source"): a file name holding
+// U+202E would print reversed. Each is escaped; the marks U+200E and U+200F, which reorder nothing
+// after them, and U+2065 and U+206A, just outside the ranges, print as they are.
+TEST(TerminalText, EscapesBidirectionalEmbeddingsOverridesAndIsolates) {
+  EXPECT_EQ(terminal_safe("a\xe2\x80\xaa|\xe2\x80\xae|\xe2\x81\xa6|\xe2\x81\xa9" "b"), "a\\u202a|\\u202e|\\u2066|\\u2069b");
+  EXPECT_EQ(terminal_safe("\xe2\x80\x8e\xe2\x81\xa5\xe2\x81\xaa"), "\xe2\x80\x8e\xe2\x81\xa5\xe2\x81\xaa");
+  const nlohmann::json doc = {{"file", "evil\xe2\x80\xaetxt.json"}};
+  EXPECT_EQ(terminal_json(doc, -1), "{\"file\":\"evil\\u202etxt.json\"}");
+}
+
 // A byte that is no part of well-formed UTF-8 prints as \xNN: the raw 8-bit CSI 0x9b of a file
 // name, a lone lead byte, a truncated sequence, an overlong form, a surrogate.
 TEST(TerminalText, EscapesEveryByteThatIsNotUtf8) {
