@@ -28,6 +28,15 @@ class EngineShrink {
   }
 };
 
+// The shrink part of an engine whose cases are the base case (vLLM's, TensorRT-LLM's): the base
+// passes, and a key that holds nothing more.
+class BaseCaseShrink final : public EngineShrink {
+ public:
+  void append_passes(std::vector<ShrinkPass>& passes, bool allow_path_change) const override {
+    append_base_passes(passes, allow_path_change);
+  }
+};
+
 // The engine's shrink part (fuzz/engines/registry.cpp); null for an engine without one.
 const EngineShrink* engine_shrink(Engine engine);
 

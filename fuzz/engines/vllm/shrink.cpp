@@ -1,26 +1,12 @@
-// vLLM's shrink part (fuzz/shrink/engine_shrink.hpp): a vLLM case is the case format's own fields,
-// so the shrinker runs the base passes (fuzz/shrink/passes.hpp) on it, and its key holds nothing
-// more.
-#include <vector>
-
+// The vllm engine's shrink part (fuzz/shrink/engine_shrink.hpp): a vLLM case is the case format's own fields,
+// so the shrinker runs the base passes on them (BaseCaseShrink).
 #include "fuzz/engines/vllm/parts.hpp"
 #include "fuzz/shrink/engine_shrink.hpp"
-#include "fuzz/shrink/passes.hpp"
 
 namespace r3::vllm {
-namespace {
-
-class Shrink final : public EngineShrink {
- public:
-  void append_passes(std::vector<ShrinkPass>& passes, bool allow_path_change) const override {
-    append_base_passes(passes, allow_path_change);
-  }
-};
-
-}  // namespace
 
 const EngineShrink& shrink_part() {
-  static const Shrink part;
+  static const BaseCaseShrink part;
   return part;
 }
 
