@@ -1,5 +1,6 @@
 #include "fuzz/export/trace_pytest_writer.hpp"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -9,6 +10,7 @@
 #include "fuzz/export/trace_target.hpp"
 #include "fuzz/io/source_text.hpp"
 #include "reference/trace/lifecycle.hpp"
+#include "reference/trace/route.hpp"
 
 namespace r3 {
 namespace {
@@ -52,6 +54,8 @@ def describe(row):
             return f"the route of request {req} position {pos} at weight version {version}"
     if row == padding_row():
         return "a padding row"
+    if all(e == 0 for layer in row for e in layer):
+        return "a row nothing wrote (zeros)"
     return f"{row} (no route the trace computed)"
 
 
@@ -107,6 +111,42 @@ std::string header(const EngineTraceTarget& target) {
          "import importlib\nimport os\n\nimport pytest\nimport torch\n\n";
 }
 
+// The expert count the module draws routes from: the trace's E when every route the trace's
+// forwards compute is distinct from every other and from a row nothing wrote (zeros), so that a
+// misplaced row can never pass; else the smallest power of two above E where they are (up to
+// 32768: TensorRT-LLM stores ids as int16). The module's truth and forwards use the same count.
+int64_t telling_experts(const Trace& t, const std::set<std::tuple<int, int64_t, int>>& forwarded) {
+  std::vector<std::vector<uint64_t>> hashes;
+  for (const TraceRequest& r : t.requests) {
+    std::vector<int32_t> tokens = r.prompt;
+    tokens.insert(tokens.end(), r.outputs.begin(), r.outputs.end());
+    hashes.push_back(prefix_hashes(tokens));
+  }
+  // Two rows of the same prefix at the same version are the same route (a prefix hit's).
+  std::set<std::pair<uint64_t, int>> routes;
+  for (const auto& [req, pos, version] : forwarded)
+    routes.insert({hashes[static_cast<size_t>(req)][static_cast<size_t>(pos)], version});
+  auto telling = [&](int64_t experts) {
+    std::set<std::vector<int32_t>> seen;
+    for (const auto& [hash, version] : routes) {
+      std::vector<int32_t> row;
+      for (int layer = 0; layer < t.model.layers; ++layer) {
+        const std::vector<int32_t> e = route_experts(hash, layer, version, t.model.top_k, static_cast<int>(experts));
+        row.insert(row.end(), e.begin(), e.end());
+      }
+      if (std::all_of(row.begin(), row.end(), [](int32_t e) { return e == 0; }) || !seen.insert(row).second) return false;
+    }
+    return true;
+  };
+  const int64_t experts = t.model.experts;
+  if (telling(experts)) return experts;
+  int64_t wider = 2;
+  while (wider <= experts) wider *= 2;
+  for (; wider < 32768 && !telling(wider); wider *= 2) {
+  }
+  return std::min<int64_t>(wider, 32768);
+}
+
 std::string expect_text(const Trace& t) {
   if (!t.expect) return "None";
   return python_string_literal(t.expect->impl + ": " + t.expect->verdict);
@@ -122,6 +162,14 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   R3_TRY(const Timeline timeline, validate_trace(t));
   R3_TRY(const std::string engine_data, target.engine_data(t, timeline));
 
+  // Rows whose position lies past the request's known tokens (a rejected draft's) cannot be named.
+  std::set<std::tuple<int, int64_t, int>> forwarded;
+  for (const StepView& step : timeline.steps)
+    for (const auto& rank : step.rows)
+      for (const BatchRow& row : rank)
+        if (row.pos < static_cast<int64_t>(t.requests[static_cast<size_t>(row.req)].prompt.size() +
+                                           t.requests[static_cast<size_t>(row.req)].outputs.size()))
+          forwarded.insert({row.req, row.pos, step.version});
   std::string out = header(target);
   out += "TRACE_FILE = " + python_string_literal(how.case_file) + "\n";
   out += "NOTE = " + python_string_literal(t.note) + "\n";
@@ -129,8 +177,12 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   out += "EXPORT_COMMAND = " + python_string_literal(how.export_command) + "\n";
   out += "DEFAULT_ENGINE = " + python_string_literal(engine) + "\n";
   out += "ENGINE = os.environ.get(\"R3FUZZ_ENGINE\") or DEFAULT_ENGINE\n\n";
-  out += "LAYERS, TOP_K, EXPERTS = " + text(t.model.layers) + ", " + text(t.model.top_k) + ", " + text(t.model.experts) +
-         "\n";
+  const int64_t experts = telling_experts(t, forwarded);
+  out += "LAYERS, TOP_K, EXPERTS = " + text(t.model.layers) + ", " + text(t.model.top_k) + ", " + text(experts) + "\n";
+  if (experts != t.model.experts)
+    out += "# The trace's model has " + text(t.model.experts) +
+           " experts, too few to tell every route its forwards compute apart (a misplaced row could\n"
+           "# pass): the test draws expert ids from " + text(experts) + ", the fewest that tell them all apart.\n";
   out += "PADDING_VALUE = -2  # every expert id of a padding or dummy row the fake forward computes\n";
   out += "# Every request's tokens (its prompt, then the outputs the sampler returned) and prompt length.\nTOKENS = [\n";
   for (const TraceRequest& r : t.requests) {
@@ -141,14 +193,6 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   out += "]\nPROMPT_LEN = [";
   for (size_t i = 0; i < t.requests.size(); ++i) out += (i ? ", " : "") + text(static_cast<int64_t>(t.requests[i].prompt.size()));
   out += "]\n";
-  // Rows whose position lies past the request's known tokens (a rejected draft's) cannot be named.
-  std::set<std::tuple<int, int64_t, int>> forwarded;
-  for (const StepView& step : timeline.steps)
-    for (const auto& rank : step.rows)
-      for (const BatchRow& row : rank)
-        if (row.pos < static_cast<int64_t>(t.requests[static_cast<size_t>(row.req)].prompt.size() +
-                                           t.requests[static_cast<size_t>(row.req)].outputs.size()))
-          forwarded.insert({row.req, row.pos, step.version});
   out += "# Every row the trace's forwards compute: (request, position, weight version).\nFORWARDED = [";
   size_t n = 0;
   for (const auto& [req, pos, version] : forwarded)

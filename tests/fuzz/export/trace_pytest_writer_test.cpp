@@ -73,6 +73,40 @@ TEST(TracePytestWriter, ResetAndHitDataLines) {
   }
 }
 
+// SGLang: each DP rank's rows with whether their KV may be reused, the copies record as
+// done_before_step, and E = 1 widened so that every route the trace computes is told apart.
+TEST(TracePytestWriter, SglangCopyLateDataLines) {
+  auto text = trace_pytest_module(trace_file("regression/sglang-copy-late-wrong_route.json"),
+                                  {"l5.json", "", "r3fuzz export l5.json --pytest"});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  for (const char* line : {
+           "DEFAULT_ENGINE = \"sglang.srt.state_capturer.routed_experts:RoutedExpertsCapturer\"",
+           "LAYERS, TOP_K, EXPERTS = 1, 1, 64",
+           "# The trace's model has 1 experts, too few to tell every route its forwards compute apart (a misplaced row could",
+           "# pass): the test draws expert ids from 64, the fewest that tell them all apart.",
+           "DP, TP, OVERLAP = 1, 1, True",
+           "DEVICE_ROWS = 3  # the device cache's rows: the most a forward captures",
+           "HOST_SLOTS = 7  # KV slots: 0 is the dummy slot, then one per row a rank forwards",
+           "     \"ranks\": [{\"rows\": [(1, 0, True), (1, 1, True)], \"padding\": 0}],",
+           "     \"collect\": [1]},",
+           "COPY_DONE = [2, 2, 3]",
+       }) {
+    EXPECT_TRUE(has_line(*text, line)) << "missing line: " << line << "\n" << *text;
+  }
+}
+
+// A trace whose finding lives outside the capturer the SGLang harness drives is refused, saying why.
+TEST(TracePytestWriter, SglangRefusesWhatItsCapturerCannotShow) {
+  auto spec = trace_pytest_module(trace_file("regression/sglang-tree-accept-rows-wrong_route.json"), {"t.json", "", ""});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message, "config.spec: speculative decoding moves KV in the worker, not in the capturer");
+  auto pd = trace_pytest_module(trace_file("regression/sglang-pd-prompt-rows-wrong_route.json"), {"t.json", "", ""});
+  ASSERT_FALSE(pd.ok());
+  EXPECT_EQ(pd.error().message,
+            "steps[0].events[0]: pd_handoff: the SGLang trace harness drives the capturer only, and this KV move is "
+            "the memory pool's or the scheduler's");
+}
+
 TEST(TracePytestWriter, EngineOverrideIsCheckedAndShown) {
   const Trace t = trace_file("regression/trtllm-06a976ce-inclusive-range-short_output.json");
   auto text = trace_pytest_module(t, {"t1.json", "pkg.mod:Cls", "r3fuzz export t1.json --pytest --engine pkg.mod:Cls"});
