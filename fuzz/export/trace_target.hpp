@@ -30,7 +30,7 @@ struct EngineTraceTarget {
   std::string_view harness;
 };
 
-// The trace export part of `engine`; null when it has none.
+// The trace export part of `engine`; null when it has none (fuzz/engines/registry.cpp).
 const EngineTraceTarget* engine_trace_export(Engine engine);
 
 // The target for `t`, by the trace's engine; an error naming the engine when it has none.

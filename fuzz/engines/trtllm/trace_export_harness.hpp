@@ -14,8 +14,10 @@
 //  - the model engine (max_num_tokens, no PP, no spec) and, when tensorrt_llm is importable, its
 //    MoE layer registry (tensorrt_llm._torch.utils.get_model_extra_attrs), which the real capture
 //    reads to size its device buffer.
-// The real module keeps its capture singleton on builtins (so that two imports share it); each
-// serve() starts with none.
+// RouteCapture.create changed between the versions read: at 06a976ce it keeps one process-wide
+// capture on builtins behind static methods (each serve() starts with none); in the later stored
+// version it returns the model engine's capture, whose methods have the same names, and the MoE
+// hook finds it in the model extra attrs. open_capture drives either.
 #pragma once
 
 #include <string_view>
@@ -24,11 +26,12 @@ namespace r3::trtllm {
 
 inline constexpr std::string_view kTrtllmTraceHarness = R"PY(
 import builtins
+import inspect
 import types
 
 ORIGINAL_COPY = torch.Tensor.copy_
 STEP = [0]  # the step being run
-SIDE_EVENTS = []  # events recorded on a side stream, in record order
+SIDE_EVENTS = []  # recordings of events on a side stream, in record order
 
 
 class FakeStream:
@@ -46,7 +49,8 @@ class FakeStream:
         pass
 
     def query(self):
-        return not self.queued and all(event.query() for event in SIDE_EVENTS)
+        advance()
+        return not self.queued and all(r.landed for r in SIDE_EVENTS)
 
     def synchronize(self):
         land_through(len(SIDE_EVENTS) - 1)
@@ -59,52 +63,56 @@ FORWARD_STREAM = FakeStream(side=False)
 CURRENT = [FORWARD_STREAM]
 
 
+class Recording:
+    """One record() of an event on a side stream: the copies queued before it, and when it lands."""
+
+    def __init__(self, ops, seen, index):
+        self.ops, self.seen, self.index, self.landed = ops, seen, index, False
+
+
 class FakeEvent:
-    """A CUDA event: complete at once on the forward stream; on a side stream it lands the copies
-    queued before it at the step COPY_SEEN gives for the step that recorded it."""
+    """A CUDA event: complete at once on the forward stream; on a side stream its latest recording
+    lands the copies queued before it at the step COPY_SEEN gives for the step that recorded it.
+    An event may be recorded again (a ring slot's): each recording lands on its own."""
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        self.landed = True  # never recorded: complete, as CUDA's is
-        self.ops = []
-        self.seen = 0
-        self.index = -1
+        self.recording = None  # never recorded on a side stream: complete, as CUDA's is
 
     def record(self, stream=None):
         stream = stream or CURRENT[-1]
         if not stream.side:
-            self.landed = True
+            self.recording = None
             return
-        self.ops, stream.queued = stream.queued, []
-        self.landed = False
-        self.seen = COPY_SEEN[STEP[0]] if STEP[0] < len(COPY_SEEN) else STEP[0]
-        self.index = len(SIDE_EVENTS)
-        SIDE_EVENTS.append(self)
+        ops, stream.queued = stream.queued, []
+        seen = COPY_SEEN[STEP[0]] if STEP[0] < len(COPY_SEEN) else STEP[0]
+        self.recording = Recording(ops, seen, len(SIDE_EVENTS))
+        SIDE_EVENTS.append(self.recording)
 
     def query(self):
         advance()
-        return self.landed
+        return self.recording is None or self.recording.landed
 
     def synchronize(self):
-        if not self.landed:
-            land_through(self.index)
+        if self.recording is not None and not self.recording.landed:
+            land_through(self.recording.index)
 
     def wait(self, stream=None):
         pass
 
 
 def land_through(index):
-    """Land every side-stream event up to `index`, in record order, and the copies before each."""
-    for event in SIDE_EVENTS[: index + 1]:
-        if not event.landed:
-            for dst, src in event.ops:
+    """Land every side-stream recording up to `index`, in record order, and the copies before each."""
+    for recording in SIDE_EVENTS[: index + 1]:
+        if not recording.landed:
+            for dst, src in recording.ops:
                 ORIGINAL_COPY(dst, src)
-            event.ops = []
-            event.landed = True
+            recording.ops = []
+            recording.landed = True
 
 
 def advance():
     """Land what the copies record says has landed by now (and, stream order, everything before it)."""
-    due = [event.index for event in SIDE_EVENTS if not event.landed and event.seen <= STEP[0]]
+    due = [r.index for r in SIDE_EVENTS if not r.landed and r.seen <= STEP[0]]
     if due:
         land_through(max(due))
 
@@ -144,13 +152,35 @@ def fake_cuda(mp):
     mp.setattr(torch.Tensor, "copy_", queued_copy)
 
 
-def fake_model_registry(mp):
+def fake_model_registry(module, mp, attrs):
+    """The per-forward model extra attrs (MoE layers; later versions also find their capture there),
+    where TensorRT-LLM's module reads them: tensorrt_llm._torch.utils, and its own imported name."""
     try:
         utils = importlib.import_module("tensorrt_llm._torch.utils")
+        mp.setattr(utils, "get_model_extra_attrs", lambda: attrs, raising=False)
     except ImportError:
-        return  # not TensorRT-LLM's own module (a sample engine): nothing reads the registry
-    mp.setattr(utils, "get_model_extra_attrs", lambda: {"moe_layers": {layer: None for layer in range(LAYERS)}},
-               raising=False)
+        pass  # not TensorRT-LLM's own module (a sample engine): nothing reads the registry
+    if hasattr(module, "get_model_extra_attrs"):
+        mp.setattr(module, "get_model_extra_attrs", lambda: attrs)
+
+
+def open_capture(cls, attrs):
+    """RouteCapture.create as the model engine calls it, given the arguments its signature takes:
+    06a976ce keeps a process-wide capture behind its static methods (returns None: drive the
+    class); a later version returns one capture per model engine (drive it)."""
+    given = {"rank": 0, "model_engine": fake_model_engine(), "enabled": True, "pp_size": 1, "is_spec_decode": False,
+             "is_draft_model": False}
+    params = inspect.signature(cls.create).parameters
+    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        given = {name: value for name, value in given.items() if name in params}
+    made = cls.create(**given)
+    if made is not None:
+        attrs["route_capture"] = made
+        return made
+    if getattr(cls, "get", None) is not None and cls.get() is not None:
+        return cls
+    pytest.fail(f"{ENGINE}.create({', '.join(f'{k}={v!r}' for k, v in given.items() if k != 'model_engine')}, "
+                f"model_engine=...) made no capture", pytrace=False)
 
 
 class FakeResult:
@@ -195,7 +225,7 @@ def fake_model_engine():
                                  max_num_tokens=MAX_NUM_TOKENS)
 
 
-def forward(cls, step, request):
+def forward(capture, step, request):
     """prepare, the MoE layers' captures with the routes of the step's rows, finish_forward."""
     context, generation, rows = [], [], []
     for req, begin, end in step["context"]:
@@ -211,19 +241,19 @@ def forward(cls, step, request):
         rows.append((req, pos))
     dummies = [FakeRequest(1_000_000 + i, dummy=True) for i in range(step["dummies"])]
     batch = types.SimpleNamespace(context_requests=context, generation_requests=generation + dummies)
-    cls.prepare(batch, TOKENS_PER_BLOCK)
+    capture.prepare(batch, TOKENS_PER_BLOCK)
     routes = [route_of(req, pos, step["version"]) for req, pos in rows]
     for layer in range(LAYERS):
         experts = [route[layer] for route in routes] + [[PADDING_VALUE] * TOP_K for _ in dummies]
-        cls.capture(layer, torch.tensor(experts, dtype=torch.int32).reshape(len(experts), TOP_K))
-    cls.finish_forward()
+        capture.capture(layer, torch.tensor(experts, dtype=torch.int32).reshape(len(experts), TOP_K))
+    capture.finish_forward()
 
 
-def attach(cls, r):
+def attach(capture, r):
     """attach_routes, then what the request's py_result holds: an outcome tuple (check_request)."""
     r.known = FINAL_LEN[r.py_request_id]
     try:
-        cls.attach_routes(r)
+        capture.attach_routes(r)
     except Exception as e:
         return ("raised", f"attach_routes raised {type(e).__name__}: {e}")
     got = (r.py_result._additional_generation_outputs or {}).get("routed_experts") or []
@@ -232,10 +262,7 @@ def attach(cls, r):
     return ("routes", torch.cat([torch.as_tensor(routes) for routes in got]).tolist())
 
 
-def run_trace(cls):
-    cls.create(rank=0, model_engine=fake_model_engine(), enabled=True)
-    if cls.get() is None:
-        pytest.fail(f"{ENGINE}.create(rank=0, model_engine=..., enabled=True) made no capture", pytrace=False)
+def run_trace(capture):
     requests, outcomes = {}, {}
 
     def request(req):
@@ -254,30 +281,31 @@ def run_trace(cls):
             elif event[0] == "preempt":  # the KV is evicted: the re-prefill computes it all again
                 request(event[1]).prepopulated_prompt_len = 0
             elif event[0] == "reset_prefix_cache":
-                cls.clear_shared()
+                capture.clear_shared()
         for req in step["attach_before"]:
-            outcomes[req] = attach(cls, request(req))
+            outcomes[req] = attach(capture, request(req))
             if outcomes[req][0] == "raised":
                 return stopped(f"step {s} (attach_routes of request {req} raised)")
         if step["context"] or step["generation"]:
             try:
-                forward(cls, step, request)
+                forward(capture, step, request)
             except Exception as e:
                 return stopped(f"step {s}: the forward raised {type(e).__name__}: {e}")
         for req in step["attach"]:
-            outcomes[req] = attach(cls, request(req))
+            outcomes[req] = attach(capture, request(req))
             if outcomes[req][0] == "raised":
                 return stopped(f"step {s} (attach_routes of request {req} raised)")
     return outcomes
 
 
 def serve(module, cls):
-    """Every step of the trace on `cls` (RouteCapture's static facade); what each finished request got."""
+    """Every step of the trace on `cls`'s capture; what each finished request got."""
     with pytest.MonkeyPatch.context() as mp:
         fake_cuda(mp)
-        fake_model_registry(mp)
+        attrs = {"moe_layers": {layer: None for layer in range(LAYERS)}}
+        fake_model_registry(module, mp, attrs)
         mp.setattr(builtins, "_R3_ROUTE_CAPTURE_SINGLETON", None, raising=False)
-        return run_trace(cls)
+        return run_trace(open_capture(cls, attrs))
 )PY";
 
 }  // namespace r3::trtllm
