@@ -180,9 +180,9 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   const int64_t experts = telling_experts(t, forwarded);
   out += "LAYERS, TOP_K, EXPERTS = " + text(t.model.layers) + ", " + text(t.model.top_k) + ", " + text(experts) + "\n";
   if (experts != t.model.experts)
-    out += "# The trace's model has " + text(t.model.experts) +
-           " experts, too few to tell every route its forwards compute apart (a misplaced row could\n"
-           "# pass): the test draws expert ids from " + text(experts) + ", the fewest that tell them all apart.\n";
+    out += "# The trace's model has E = " + text(t.model.experts) +
+           ", too few to tell every route its forwards compute apart (a misplaced row\n"
+           "# could pass): the test draws expert ids from " + text(experts) + ", the fewest that tell them all apart.\n";
   out += "PADDING_VALUE = -2  # every expert id of a padding or dummy row the fake forward computes\n";
   out += "# Every request's tokens (its prompt, then the outputs the sampler returned) and prompt length.\nTOKENS = [\n";
   for (const TraceRequest& r : t.requests) {
@@ -211,7 +211,7 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   }
   out += "}\n";
   out += kRoutePython;
-  out += "\n" + engine_data;
+  out += "\n\n" + engine_data;
   out += kLoadEngine;
   out += target.harness;
   out += kJudge;

@@ -19,6 +19,7 @@
 namespace r3::sglang {
 
 inline constexpr std::string_view kSglangTraceHarness = R"PY(
+
 import sys
 import types
 

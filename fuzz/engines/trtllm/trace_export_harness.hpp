@@ -25,6 +25,7 @@
 namespace r3::trtllm {
 
 inline constexpr std::string_view kTrtllmTraceHarness = R"PY(
+
 import builtins
 import inspect
 import types

@@ -57,8 +57,8 @@ TEST(TracePytestWriter, ATooSmallExpertCountIsWidened) {
   for (const char* line : {
            "DEFAULT_ENGINE = \"sglang.srt.state_capturer.routed_experts:RoutedExpertsCapturer\"",
            "LAYERS, TOP_K, EXPERTS = 1, 1, 64",
-           "# The trace's model has 1 experts, too few to tell every route its forwards compute apart (a misplaced row could",
-           "# pass): the test draws expert ids from 64, the fewest that tell them all apart.",
+           "# The trace's model has E = 1, too few to tell every route its forwards compute apart (a misplaced row",
+           "# could pass): the test draws expert ids from 64, the fewest that tell them all apart.",
            "COPY_DONE = [2, 2, 3]",
        }) {
     EXPECT_TRUE(has_line(*text, line)) << "missing line: " << line << "\n" << *text;
