@@ -73,14 +73,15 @@ class HostCache:
 
 class CaptureOutput:
     """What on_forward_end hands the overlap scheduler: the window and its KV slots. The scheduler
-    runs copy_to_cpu on its copy stream and finalize once the copy is done (contract section 5)."""
+    copies them to host with its own copy primitive (map_device_tensors: a pinned non-blocking
+    D2H on its copy stream) and calls finalize once the copy is done (contract section 5)."""
 
     def __init__(self, out_cache_loc, rows, host_cache):
         self.out_cache_loc, self.rows, self.host_cache = out_cache_loc, rows, host_cache
 
-    def copy_to_cpu(self):
-        self.out_cache_loc = self.out_cache_loc.to("cpu", non_blocking=True)
-        self.rows = self.rows.to("cpu", non_blocking=True)
+    def map_device_tensors(self, copy):
+        self.out_cache_loc = copy(self.out_cache_loc)
+        self.rows = copy(self.rows)
 
     def finalize(self):
         self.host_cache.buffer[self.out_cache_loc] = self.rows

@@ -135,9 +135,10 @@ const EngineTraceTarget& trace_export_part() {
       "[rows, L, K + 1 shared expert] and a host cache [KV slots, L, K]) through the trace: per forward,\n"
       "capture once per MoE layer with the routes of the step's rows at its weight version, then\n"
       "on_forward_end with the forward batch's out_cache_loc (the KV slot of every row). Under the overlap\n"
-      "scheduler it asks for the deferred copy (no_copy_to_cpu=True) and runs the TopkCaptureOutput's\n"
-      "copy_to_cpu and finalize when the trace's copies record says the copy ran: after the forward of\n"
-      "step done_before_step - 1. A finished request is read back with get_topk through a fake\n"
+      "scheduler it asks for the deferred copy (no_copy_to_cpu=True), copies the TopkCaptureOutput's\n"
+      "tensors to host (map_device_tensors) and calls finalize when the trace's copies record says the\n"
+      "copy ran: after the forward of step done_before_step - 1. A finished request is read back with\n"
+      "get_topk through a fake\n"
       "req_to_token pool whose slots the harness allocated (a prefix hit maps to the slots that computed it).\n",
       "",
       sglang_data,

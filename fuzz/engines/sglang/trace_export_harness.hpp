@@ -7,7 +7,8 @@
 //    of the first forward since the last flush that computed them (the radix tree), a retract
 //    drops the request's slots (it recomputes into new ones);
 //  - the overlap scheduler (contract section 5): on_forward_end(..., no_copy_to_cpu=True) returns
-//    the deferred copy, whose copy_to_cpu and finalize run after the forward of step
+//    the deferred output; the harness copies its tensors to host (map_device_tensors, as
+//    GenerationBatchResult.copy_to_cpu does) and calls finalize after the forward of step
 //    COPY_DONE[S] - 1, before that step's result processing reads anything back; a copy that
 //    runs late reads the device cache as the later forward left it, as a late copy on the GPU does;
 //  - result processing: the requests a step finishes are read back with get_topk after that
@@ -93,8 +94,9 @@ class Rank:
 
     def __init__(self, capturer_class):
         self.capturer = make_capturer(capturer_class)
+        # int64, not SGLang's int32: torch before 2.0 cannot index a tensor with int32 indices.
         self.req_to_token_pool = types.SimpleNamespace(
-            req_to_token=torch.zeros((len(TOKENS), LONGEST), dtype=torch.int32))
+            req_to_token=torch.zeros((len(TOKENS), LONGEST), dtype=torch.int64))
         self.next_slot = 1
         self.tree = {}  # token prefix -> the slot of the first forward since the last flush that computed it
 
@@ -130,6 +132,16 @@ def forward(rank, step, d, layout):
         return rank.capturer.on_forward_end(batch, False, None, no_copy_to_cpu=True)
     rank.capturer.on_forward_end(batch, False, None)
     return None
+
+
+def copy_to_host(output):
+    """The scheduler's copy of a deferred output (GenerationBatchResult.copy_to_cpu): a host copy
+    of each device tensor, taken when the copy runs. Upstream's output takes the copy primitive
+    (map_device_tensors); a copy_to_cpu of the output's own is called as it is."""
+    if hasattr(output, "map_device_tensors"):
+        output.map_device_tensors(lambda t: t.detach().to("cpu").clone())
+    else:
+        output.copy_to_cpu()
 
 
 def read_back(rank, req):
@@ -179,13 +191,13 @@ def run_trace(module, cls, mp):
         while waiting and (not OVERLAP or COPY_DONE[waiting[0][0]] <= s + 1):
             _, done, collect = waiting.pop(0)
             for output in done:
-                output.copy_to_cpu()
+                copy_to_host(output)
                 output.finalize()
             for req in collect:
                 outcomes[req] = read_back(ranks[RANK_OF[req]], req)
     for _, done, collect in waiting:  # copies the record lands at the end
         for output in done:
-            output.copy_to_cpu()
+            copy_to_host(output)
             output.finalize()
         for req in collect:
             outcomes[req] = read_back(ranks[RANK_OF[req]], req)
