@@ -8,7 +8,13 @@ Three versions, chosen at the forward end and by the class:
   upstream  RoutedExpertsCapturer, cuda_graph_batch = the decode runner's bs (requests)
   miles     RoutedExpertsCapturer, cuda_graph_batch = bs * captured_req_width (tokens)
   fixed     FixedRoutedExpertsCapturer: each call written at its rows' place in the rank's batch,
-            the buffer sized for every tensor the engine hands it, the window [0, n)
+            the buffer sized for every tensor the engine hands it, the window [0, n), and under
+            the overlap scheduler a clone for the deferred copy
+
+For traces (r3fuzz export TRACE.json --pytest), from docs/lifecycle-contract.md 4.1 and 5: under the
+overlap scheduler on_forward_end(..., no_copy_to_cpu=True) returns the window for a deferred copy
+(upstream: a view of the device cache; fixed: a clone), and get_topk reads a finished request back
+through req_to_token.
 """
 
 try:  # the real engine environment would import SGLang's; the adapter swaps these names
@@ -65,6 +71,22 @@ class HostCache:
         self.buffer = torch.zeros((num_tokens, num_layers, top_k), dtype=torch.int32)
 
 
+class CaptureOutput:
+    """What on_forward_end hands the overlap scheduler: the window and its KV slots. The scheduler
+    copies them to host with its own copy primitive (map_device_tensors: a pinned non-blocking
+    D2H on its copy stream) and calls finalize once the copy is done (contract section 5)."""
+
+    def __init__(self, out_cache_loc, rows, host_cache):
+        self.out_cache_loc, self.rows, self.host_cache = out_cache_loc, rows, host_cache
+
+    def map_device_tensors(self, copy):
+        self.out_cache_loc = copy(self.out_cache_loc)
+        self.rows = copy(self.rows)
+
+    def finalize(self):
+        self.host_cache.buffer[self.out_cache_loc] = self.rows
+
+
 class RoutedExpertsCapturer:
     def __init__(self, num_tokens, max_running_requests, num_layers, top_k, num_fused_shared_experts=0):
         self.top_k = top_k
@@ -104,10 +126,25 @@ class RoutedExpertsCapturer:
         lo, hi = self._window_rows(forward_batch, can_run_graph, cuda_graph_batch)
         return self.device_cache.buffer[lo:hi, :, : self.top_k]
 
-    def on_forward_end(self, forward_batch, can_run_graph, cuda_graph_batch):
+    def on_forward_end(self, forward_batch, can_run_graph, cuda_graph_batch, no_copy_to_cpu=False):
         window = self._get_local_slice(forward_batch, can_run_graph, cuda_graph_batch)
+        if no_copy_to_cpu:
+            # The overlap scheduler copies it later (contract section 5): the window is a view of
+            # the device cache, which the next forward writes again.
+            return CaptureOutput(forward_batch.out_cache_loc, self._deferred(window), self.host_cache)
         # Index assignment: as many rows as slots, or one row that broadcasts; else RuntimeError.
         self.host_cache.buffer[forward_batch.out_cache_loc] = window
+        return None
+
+    def _deferred(self, window):
+        return window
+
+    def get_topk(self, req_pool_idx, seqlen, req_to_token_pool, start_len=0):
+        """Contract 4.1: a finished request's positions [start, seqlen - 1) map to KV slots through
+        req_to_token, and those slots index the host cache."""
+        start = min(max(start_len, 0), seqlen - 1)
+        slots = req_to_token_pool.req_to_token[req_pool_idx][start: seqlen - 1].long()
+        return self.host_cache.buffer[slots]
 
 
 class FixedRoutedExpertsCapturer(RoutedExpertsCapturer):
@@ -140,6 +177,10 @@ class FixedRoutedExpertsCapturer(RoutedExpertsCapturer):
 
     def _get_local_slice(self, forward_batch, can_run_graph, cuda_graph_batch):
         return self.device_cache.buffer[: forward_batch.out_cache_loc.shape[0], :, : self.top_k]
+
+    def _deferred(self, window):
+        # The fix of obligation (a): the deferred copy reads a clone, not the buffer the next forward reuses.
+        return window.clone()
 
 
 def largest_batch(server_args, attn_tp, aligned):

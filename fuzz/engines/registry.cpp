@@ -56,5 +56,6 @@ const EngineTarget* engine_export(Engine engine) { return fuzz_parts(engine).exp
 const EngineAdapter* engine_adapter(Engine engine) { return fuzz_parts(engine).adapter; }
 const EngineSeed* engine_seed(Engine engine) { return fuzz_parts(engine).seed; }
 const EngineTraceDraw* engine_trace_draw(Engine engine) { return fuzz_parts(engine).trace_draw; }
+const EngineTraceTarget* engine_trace_export(Engine engine) { return fuzz_parts(engine).trace_exporter; }
 
 }  // namespace r3

@@ -20,6 +20,7 @@ struct EngineTarget;  // fuzz/export/engine_target.hpp
 class EngineAdapter;  // fuzz/adapter/engine_adapter.hpp
 class EngineSeed;     // fuzz/seed/engine_seed.hpp
 class EngineTraceDraw;  // fuzz/generate/engine_trace_draw.hpp
+struct EngineTraceTarget;  // fuzz/export/trace_target.hpp
 
 // An engine's parts; a null part is one the engine does not have (the command that needs it
 // then says so, naming the engine).
@@ -33,6 +34,7 @@ struct FuzzEngineParts {
   const EngineAdapter* adapter = nullptr;
   const EngineSeed* seed = nullptr;
   const EngineTraceDraw* trace_draw = nullptr;
+  const EngineTraceTarget* trace_exporter = nullptr;
 };
 
 // The parts of `engine`: the built-in engines' from fuzz/engines/registry.cpp, an added

@@ -59,6 +59,24 @@ TEST_F(ExportCommand, UsageErrorsAreExit2WithTheReason) {
             0u) << unwritable.err;
 }
 
+// A trace file exports as a trace module (fuzz/export/trace_pytest_writer.hpp); a trace whose engine
+// has no trace export part is an input error naming the engine.
+TEST_F(ExportCommand, ATraceFileExportsItsStepsOrNamesTheEngineItCannotExport) {
+  const std::string traces = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/traces/";
+  const std::string ring = traces + "regression/trtllm-06a976ce-commit-before-reuse-wrong_route.json";
+  const Output out = run({"export", ring, "--pytest"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("\"\"\"A serving trace of r3fuzz as a pytest module", 0), 0u);
+  EXPECT_NE(out.out.find("\nTRACE_FILE = \"" + ring + "\"\n"), std::string::npos);
+  EXPECT_NE(out.out.find("\nEXPORT_COMMAND = \"" + kProgram + " export " + ring + " --pytest\"\n"), std::string::npos);
+  const std::string vllm = traces + "production/mooncake-excerpt-vllm-1.json";
+  const Output refused = run({"export", vllm, "--pytest"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err.rfind("r3fuzz export: engine vllm: r3fuzz cannot export its traces (the engine has no trace "
+                              "export part)", 0),
+            0u) << refused.err;
+}
+
 TEST_F(ExportCommand, ReplayPrintsTheExportCommandAndWritesJunit) {
   const fs::path xml = dir_ / "replay.xml";
   const Output out = run({"replay", kMicrobatch, "--junit", xml.string()});

@@ -14,10 +14,11 @@ const EngineTarget& export_part();    // fuzz/engines/sglang/export.cpp
 const EngineAdapter& adapter_part();  // fuzz/engines/sglang/adapter.cpp
 const EngineSeed& seed_part();        // fuzz/engines/sglang/seed.cpp
 const EngineTraceDraw& trace_draw_part();  // fuzz/engines/sglang/trace_draw.cpp
+const EngineTraceTarget& trace_export_part();  // fuzz/engines/sglang/trace_export.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   return {&codec_part(), &draw_part(), &shrink_part(), &exhaust_part(), &explain_part(), &export_part(), &adapter_part(), &seed_part(),
-          &trace_draw_part()};
+          &trace_draw_part(), &trace_export_part()};
 }
 
 }  // namespace r3::sglang
