@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-NAMES = re.compile(r"sglang|vllm", re.IGNORECASE)
+NAMES = None  # every built-in engine's name: the folders of reference/engines/ (engine_names())
 SOURCES = (".hpp", ".cpp", ".h", ".cc", ".cu", ".cuh", ".inl")
 # C++: comments and literals, in the order the lexer meets them (raw strings first).
 CPP_TOKENS = re.compile(r'R"(?P<delim>[^(\s]*)\((?:.|\n)*?\)(?P=delim)"|//[^\n]*|/\*(?:.|\n)*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
@@ -53,10 +53,20 @@ def scan(root, folders):
     return problems
 
 
+def engine_names(root):
+    """The engines r3fuzz ships: one folder each under reference/engines/, so a new engine is
+    checked from the day its folder exists."""
+    top = os.path.join(root, "reference", "engines")
+    names = sorted(d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d)) and not d.startswith("."))
+    return re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+
+
 def main(argv):
+    global NAMES
     if len(argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    NAMES = engine_names(argv[1])
     problems = scan(argv[1], argv[2:])
     for p in problems:
         print(p)
