@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-NAMES = re.compile(r"sglang|vllm", re.IGNORECASE)
+NAMES = re.compile(r"sglang|vllm|\bascend(?!ing)", re.IGNORECASE)
 SOURCES = (".hpp", ".cpp", ".h", ".cc", ".cu", ".cuh", ".inl")
 # C++: comments and literals, in the order the lexer meets them (raw strings first).
 CPP_TOKENS = re.compile(r'R"(?P<delim>[^(\s]*)\((?:.|\n)*?\)(?P=delim)"|//[^\n]*|/\*(?:.|\n)*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')

@@ -205,7 +205,7 @@ class StepPlanner {
     s_.held.assign(call.tensors.size(), std::nullopt);
     for (size_t r = 0; r < ranks_; ++r) {
       const RankView view = call.view(r);
-      if (call.receipt == Receipt::tp_slice) {
+      if (call.split_across_tp()) {
         received[r] = materialize(plan_, call.input_of(view), K_);
         continue;
       }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/engines/vllm/exhaust.hpp"
+#include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/vllm/model.hpp"
 #include "reference/profile.hpp"
@@ -56,6 +57,7 @@ TEST(CaseSpace, EnginesComeInRegistryOrder) {
   for (const CaseUnit& u : enumerate_units(b)) engines.push_back(u.engine);
   std::vector<Engine> want(2, vllm::engine());  // plain and ep
   want.resize(2 + 4 * 3, sglang::engine());     // every a2a backend and forward kind
+  want.resize(2 + 4 * 3 + 2, ascend::engine());  // plain and ep
   EXPECT_EQ(engines, want);
 }
 

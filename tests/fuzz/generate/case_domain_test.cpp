@@ -8,6 +8,7 @@
 #include "fuzz/generate/byte_source.hpp"
 #include "fuzz/generate/enumerating_source.hpp"
 #include "fuzz/generate/seeded_source.hpp"
+#include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/vllm/model.hpp"
 #include "reference/layout.hpp"
@@ -168,7 +169,7 @@ TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
 
 TEST(CaseDomain, TheDrawnEnginesAreTheDomainsOrTheProfilesDrawableOnes) {
   const CaseDomain any{Profile::any(), bounds_of(SizeClass::tiny)};
-  EXPECT_EQ(drawn_engines(any), (std::vector<Engine>{vllm::engine(), sglang::engine()}));
+  EXPECT_EQ(drawn_engines(any), (std::vector<Engine>{vllm::engine(), sglang::engine(), ascend::engine()}));
   EXPECT_EQ(drawn_engines({kDefaultProfile, bounds_of(SizeClass::tiny)}), std::vector<Engine>{vllm::engine()});
   EXPECT_EQ(drawn_engines({Profile::of(sglang::engine(), 1), bounds_of(SizeClass::tiny)}),
             std::vector<Engine>{sglang::engine()});
@@ -177,17 +178,18 @@ TEST(CaseDomain, TheDrawnEnginesAreTheDomainsOrTheProfilesDrawableOnes) {
   EXPECT_TRUE(check_drawable(any).ok());
 }
 
-// The engine choice under profile any is the first draw, r.chance(35) for SGLang: the draw the
-// campaigns' seeds have always meant (changing it changes every campaign under any).
+// The engine choice under profile any is the first draw, r.chance(35) for an engine other than
+// vLLM, then r.range(1, 2) for which (SGLang, vllm-ascend): adding vllm-ascend changed the second.
 TEST(CaseDomain, UnderAnyTheEngineIsSglangWithTheSeededChanceOf35) {
   const CaseDomain domain{Profile::any(), bounds_of(SizeClass::small)};
   int sglang_cases = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     Rng expected(seed), drawn(seed);
-    const bool is_sglang = expected.chance(35);
+    const bool other = expected.chance(35);
+    const bool is_sglang = other && expected.range(1, 2) == 1;
     SeededSource source(drawn);
     const Case c = draw(source, domain);
-    EXPECT_EQ(c.engine, is_sglang ? sglang::engine() : vllm::engine()) << seed;
+    EXPECT_EQ(c.engine, !other ? vllm::engine() : is_sglang ? sglang::engine() : ascend::engine()) << seed;
     sglang_cases += is_sglang;
   }
   EXPECT_GT(sglang_cases, 0);
