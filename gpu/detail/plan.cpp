@@ -343,10 +343,14 @@ Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSetting
     own->plan_step(c, step, settings, plan, out);
     return out;
   }
+  plan_base_step(c, step, settings, plan, out);
+  return out;
+}
+
+void plan_base_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out) {
   StepPlanner planner(c, step, settings, plan, out, step_scratch());
   for (const Call& call : step.calls) planner.plan_call(call);
   planner.place_buffers();
-  return out;
 }
 
 }  // namespace r3::gpu::detail
