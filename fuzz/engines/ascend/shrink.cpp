@@ -3,6 +3,7 @@
 // base candidate (one DP rank fewer, say) would mostly fall outside the profile: each is offered
 // fitted to each Ascend profile as well (the shrinker skips those outside the active one). Then
 // the Ascend fields toward their defaults.
+#include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
@@ -36,6 +37,17 @@ const std::vector<ShrinkPass>& base_passes() {
   return passes;
 }
 
+// `c` fitted to each Ascend profile, then as it is; never the current case again (a fit can
+// undo the pass's change), and each distinct candidate once.
+void offer(const Case& current, Case c, std::vector<Case>& out) {
+  auto add = [&](Case x) {
+    if (x == current || std::find(out.begin(), out.end(), x) != out.end()) return;
+    out.push_back(std::move(x));
+  };
+  for (Variant v : {Variant::main, Variant::aligned, Variant::v026}) add(fit_to_profile(c, v));
+  add(std::move(c));
+}
+
 // Base pass I's candidates, each as it is and fitted to every Ascend profile.
 template <size_t I>
 void fitted(const Case& current, std::vector<Case>& out) {
@@ -43,8 +55,7 @@ void fitted(const Case& current, std::vector<Case>& out) {
   base_passes()[I].propose(current, raw);
   for (Case& c : raw) {
     if (!fittable(c)) continue;
-    for (Variant v : {Variant::main, Variant::aligned, Variant::v026}) out.push_back(fit_to_profile(c, v));
-    out.push_back(std::move(c));
+    offer(current, std::move(c), out);
   }
 }
 
@@ -59,8 +70,7 @@ void toward_default(const Case& current, std::vector<Case>& out, Edit edit) {
   Case c = current;
   Fields* f = fields_of(c);
   if (!f || !edit(*f) || !fittable(c)) return;
-  for (Variant v : {Variant::main, Variant::aligned, Variant::v026}) out.push_back(fit_to_profile(c, v));
-  out.push_back(std::move(c));
+  offer(current, std::move(c), out);
 }
 
 void graph_eager(const Case& c, std::vector<Case>& out) {

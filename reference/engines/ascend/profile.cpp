@@ -116,8 +116,6 @@ Case fit_to_profile(Case c, Variant version) {
   // Keep every count within M after SP rounding.
   const int64_t cap = c.topology.sp ? c.max_num_tokens / T * T : c.max_num_tokens;
   for (int64_t& x : c.tokens) x = std::min(x, cap);
-  if (version == Variant::aligned && c.topology.sp && f.runner == Runner::mrv2 && f.graph == Graph::eager)
-    for (int64_t& x : c.tokens) x = std::min(cap, T * ceil_div(std::max<int64_t>(x, 1), T));
   if (f.graph != Graph::eager) {
     std::vector<int64_t> sizes;
     if (c.padding.mode == PaddingMode::cudagraph)
@@ -138,6 +136,8 @@ Case fit_to_profile(Case c, Variant version) {
     c.padding.mode = eager_padding(c, f);
     c.padding.cudagraph_sizes.clear();
   }
+  if (version == Variant::aligned && c.topology.sp && f.runner == Runner::mrv2 && f.graph == Graph::eager)
+    for (int64_t& x : c.tokens) x = std::min(cap, T * ceil_div(std::max<int64_t>(x, 1), T));
   if (f.comm && *f.comm != derive_comm(c, f, most(derive_counts(c)))) f.comm.reset();
   return c;
 }
