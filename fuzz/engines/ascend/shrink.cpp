@@ -37,11 +37,29 @@ const std::vector<ShrinkPass>& base_passes() {
   return passes;
 }
 
-// `c` fitted to each Ascend profile, then as it is; never the current case again (a fit can
-// undo the pass's change), and each distinct candidate once.
+// A case's size, which every candidate must lower: a fit can undo part of a pass's change (round
+// counts up to T, turn a graph step eager), and without a measure two cases could each be offered
+// from the other for ever.
+int64_t size_of(const Case& c) {
+  int64_t size = c.topology.dp + c.topology.tp + c.topology.ep + c.topology.sp + c.max_num_tokens + c.model.layers +
+                 c.model.top_k + c.model.experts + c.layer + c.idle_dummy + static_cast<int64_t>(c.padding.mode) +
+                 static_cast<int64_t>(c.padding.cudagraph_sizes.size());
+  for (int64_t x : c.tokens) size += x;
+  for (int64_t x : c.padding.cudagraph_sizes) size += x;
+  if (const Fields* f = fields_of(c)) {
+    const Fields d;
+    size += (f->chip != d.chip) + f->comm.has_value() + static_cast<int64_t>(f->runner) + static_cast<int64_t>(f->graph) +
+            f->lora + f->fused_mc2 + f->mega_moe + f->mc2_tokens;
+  }
+  return size;
+}
+
+// `c` fitted to each Ascend profile, then as it is: only those smaller than the current case,
+// each once.
 void offer(const Case& current, Case c, std::vector<Case>& out) {
+  const int64_t limit = size_of(current);
   auto add = [&](Case x) {
-    if (x == current || std::find(out.begin(), out.end(), x) != out.end()) return;
+    if (size_of(x) >= limit || std::find(out.begin(), out.end(), x) != out.end()) return;
     out.push_back(std::move(x));
   };
   for (Variant v : {Variant::main, Variant::aligned, Variant::v026}) add(fit_to_profile(c, v));
