@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "reference/engines/ascend/faults.hpp"
 #include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/ascend/layout.hpp"
 #include "reference/engines/ascend/measure.hpp"
@@ -81,10 +82,12 @@ class AscendModel final : public EngineModel {
   std::vector<std::string_view> released_policies() const override { return {kPolicyMain, kPolicy026}; }
   std::string_view fixed_policy() const override { return kPolicyFixed; }
 
-  bool has_fault(Fault) const override { return false; }
-  void apply_decision_fault(Fault, const CaptureCall&, CaptureDecision&) const override {}
-  void decide_with_fault(const CapturePolicy& base, Fault, const CaptureCall& call, CaptureDecision& out) const override {
-    base.decide(call, out);
+  bool has_fault(Fault f) const override { return ascend::has_fault(f); }
+  void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) const override {
+    ascend::apply_decision_fault(f, call, out);
+  }
+  void decide_with_fault(const CapturePolicy& base, Fault f, const CaptureCall& call, CaptureDecision& out) const override {
+    ascend::decide_with_fault(base, f, call, out);
   }
 };
 
