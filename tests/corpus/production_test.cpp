@@ -12,6 +12,7 @@
 #include "fuzz/codec/case_binary.hpp"
 #include "fuzz/codec/case_json.hpp"
 #include "reference/layout.hpp"
+#include "reference/engine_model.hpp"
 #include "reference/engines/sglang/fields.hpp"
 
 namespace r3 {
@@ -58,10 +59,11 @@ TEST(ProductionCorpus, EveryCaseValidatesRoundTripsAndReplays) {
     auto step = derive_step(*c);
     ASSERT_TRUE(step) << step.error().message;
     EXPECT_FALSE(step->rejection);
-    if (c->engine == sglang::engine()) {
-      // SGLang deployments: the proposed fix passes; a documented outcome of upstream or miles
-      // (a finding on a deployment RL users run) is checked against the model it names.
-      const Judgement fixed = judge_named("sglang-fixed", *c, *step);
+    if (c->engine != Engine{}) {
+      // SGLang and vllm-ascend deployments: the engine's proposed fix passes; a documented
+      // outcome of a released version (a finding on a deployment RL users run) is checked
+      // against the model it names.
+      const Judgement fixed = judge_named(std::string(c->engine.model().fixed_policy()), *c, *step);
       EXPECT_EQ(fixed.verdict, Verdict::pass) << fixed.detail;
       if (c->expect) {
         const Judgement named = judge_named(c->expect->impl, *c, *step);
