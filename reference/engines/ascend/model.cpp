@@ -16,7 +16,7 @@ namespace {
 
 constexpr ProfileInfo kProfiles[] = {
     {"ascend", "vllm-ascend main 182b75ea (MRv2 eager SP counts raw)"},
-    {"ascend-mrv2-aligned", "vllm-ascend main, reading upstream MRv2 as rounding SP counts to TP"},
+    {"ascend-mrv2-rounded", "vllm-ascend main, reading upstream MRv2 as rounding SP counts to TP"},
     {"ascend-0.26", "vllm-ascend releases/v0.26.0rc (V1 only, no upstream SP)"},
 };
 

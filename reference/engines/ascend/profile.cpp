@@ -87,7 +87,7 @@ Status check_profile(const Case& c, Variant version) {
       const int64_t x = std::max<int64_t>(c.tokens[d], c.idle_dummy ? 1 : 0);
       if (x % T != 0) {
         return Error{"tokens[" + std::to_string(d) + "]: " + std::to_string(x) + " is not a multiple of tp " + std::to_string(T) +
-                     " (profile ascend-mrv2-aligned reads upstream MRv2 as rounding SP counts to TP)"};
+                     " (profile ascend-mrv2-rounded reads upstream MRv2 as rounding SP counts to TP)"};
       }
     }
   }

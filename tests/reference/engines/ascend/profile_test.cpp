@@ -32,7 +32,7 @@ TEST(AscendProfile, EagerPaddingFollowsTheRunner) {
   fields_of(c)->runner = Runner::mrv2;
   EXPECT_EQ(error_of(c, Variant::main), "ok");
   EXPECT_EQ(error_of(c, Variant::aligned),
-            "tokens[0]: 3 is not a multiple of tp 2 (profile ascend-mrv2-aligned reads upstream MRv2 as rounding SP counts to TP)");
+            "tokens[0]: 3 is not a multiple of tp 2 (profile ascend-mrv2-rounded reads upstream MRv2 as rounding SP counts to TP)");
   EXPECT_EQ(error_of(c, Variant::v026).substr(0, 12), "topology.sp:");
 }
 
