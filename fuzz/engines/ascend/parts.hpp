@@ -10,6 +10,7 @@ const EngineCodec& codec_part();      // fuzz/engines/ascend/codec.cpp
 const EngineDraw& draw_part();        // fuzz/engines/ascend/draw.cpp
 const EngineShrink& shrink_part();    // fuzz/engines/ascend/shrink.cpp
 const EngineExhaust& exhaust_part();  // fuzz/engines/ascend/exhaust.cpp
+const EngineExplain& explain_part();  // fuzz/engines/ascend/explain.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   FuzzEngineParts parts;
@@ -17,6 +18,7 @@ inline FuzzEngineParts fuzz_parts() {
   parts.draw = &draw_part();
   parts.shrink = &shrink_part();
   parts.exhaust = &exhaust_part();
+  parts.explain = &explain_part();
   return parts;
 }
 
