@@ -2,6 +2,7 @@
 
 #include "reference/case_measure.hpp"
 #include "reference/engines/ascend/layout.hpp"
+#include "reference/engines/ascend/validate.hpp"
 
 namespace r3::ascend {
 namespace {
@@ -12,10 +13,12 @@ std::string flag(bool b) { return b ? "true" : "false"; }
 }  // namespace
 
 std::string capture_layout_text(const Case& c) {
+  if (!validate(c).ok()) return {};  // the comm type reads the counts of a valid case
   return std::string(to_string(comm_of(c))) + (c.topology.sp ? "+sp" : "");
 }
 
 std::string summarize(const Case& c) {
+  if (!fields_of(c)) return summarize_base(c);
   const Fields& f = *fields_of(c);
   return summarize_base(c) + ", " + std::string(to_string(f.chip)) + " " + capture_layout_text(c) + ", runner " +
          std::string(to_string(f.runner)) + ", graph " + std::string(to_string(f.graph));
