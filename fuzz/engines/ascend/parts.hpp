@@ -1,5 +1,5 @@
 // The ascend engine's parts at the fuzz level, one per generic concern (fuzz/engines/registry.hpp).
-// It has no export, adapter, seed or trace part yet.
+// It has no adapter, seed or trace part yet.
 #pragma once
 
 #include "fuzz/engines/registry.hpp"
@@ -11,6 +11,7 @@ const EngineDraw& draw_part();        // fuzz/engines/ascend/draw.cpp
 const EngineShrink& shrink_part();    // fuzz/engines/ascend/shrink.cpp
 const EngineExhaust& exhaust_part();  // fuzz/engines/ascend/exhaust.cpp
 const EngineExplain& explain_part();  // fuzz/engines/ascend/explain.cpp
+const EngineTarget& export_part();    // fuzz/engines/ascend/export.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   FuzzEngineParts parts;
@@ -19,6 +20,7 @@ inline FuzzEngineParts fuzz_parts() {
   parts.shrink = &shrink_part();
   parts.exhaust = &exhaust_part();
   parts.explain = &explain_part();
+  parts.exporter = &export_part();
   return parts;
 }
 

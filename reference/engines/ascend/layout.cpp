@@ -46,6 +46,9 @@ void build_tensors(Call& call, Comm comm, bool sp, const std::vector<int64_t>& n
   }
   // ALLTOALL without SP: torch.tensor_split, uneven; MC2 and every SP shard: equal slices.
   call.receipt = comm == Comm::alltoall && !sp ? Receipt::tp_split : Receipt::tp_slice;
+  // Tensor d, the parts in turn, is what branch 5's TP all-gather returns: the reference reads a
+  // rank's tokens from it, as vLLM's sp_shard path does.
+  call.tp_gather = true;
 }
 
 }  // namespace
