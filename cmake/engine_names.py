@@ -58,7 +58,8 @@ def engine_names(root):
     checked from the day its folder exists."""
     top = os.path.join(root, "reference", "engines")
     names = sorted(d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d)) and not d.startswith("."))
-    return re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+    # Not inside the English words some names are part of ("ascending", "descend").
+    return re.compile("|".join(r"(?<!d)" + re.escape(n) + r"(?!ing)" for n in names), re.IGNORECASE)
 
 
 def main(argv):

@@ -11,7 +11,7 @@ const RowTensor& copy_source(const Call& call, const RankView& view, bool from_t
   if (!from_tp_gather) return call.rows_of(view, scratch);
   if (view.tp_gathered >= 0) return call.tensors[static_cast<size_t>(view.tp_gathered)];
   // A TP slice's tensor is its slices in turn, which is what gathering them returns.
-  if (call.receipt == Receipt::tp_slice) return call.tensors[static_cast<size_t>(view.received)];
+  if (call.split_across_tp()) return call.tensors[static_cast<size_t>(view.received)];
   scratch.clear();
   for (int t = 0; t < tp; ++t) {
     const RankView member = call.view(view.dp, t);

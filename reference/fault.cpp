@@ -20,7 +20,7 @@ struct FaultInfo {
 };
 
 // In Fault's order (info() indexes it), none first.
-constexpr std::array<FaultInfo, 17> kFaults{{
+constexpr std::array<FaultInfo, 19> kFaults{{
     {Fault::none, "none", "none", FaultLayer::decision, "no fault"},
     {Fault::replay_per_rank, "replay-per-rank", "overflow", FaultLayer::allocation,
      "monolithic replay buffer of M rows (vLLM before PR #50874)"},
@@ -55,6 +55,11 @@ constexpr std::array<FaultInfo, 17> kFaults{{
      "a DP-gathered rank's rows looked up at offsets of the raw counts n, not of the attn_tp-aligned a"},
     {Fault::tbo_row0, "tbo-row0", "ordering", FaultLayer::decision,
      "every TBO child written at row 0 (sglang-fixed's TBO fix undone)"},
+    // vllm-ascend's: the slots of the branch-5 TP all-gather, which must match what each TP rank holds.
+    {Fault::alltoall_floor_first, "alltoall-floor-first", "collective / ordering", FaultLayer::gather,
+     "the ALLTOALL TP all-gather cuts its buffer floor-sized parts first, where prepare's tensor_split put ceil first"},
+    {Fault::mc2_own_count, "mc2-own-count", "collective / ordering", FaultLayer::gather,
+     "the MC2 TP all-gather sizes its slots ceil(n_d/T) from the rank's own count, where prepare pads from the step's largest"},
 }};
 
 constexpr bool table_in_enum_order() {

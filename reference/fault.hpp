@@ -34,6 +34,9 @@ enum class Fault {
   no_attn_tp_gather,      // capture writes the attn-TP slice, not its attn-TP all-gather
   no_attn_tp_align,       // a rank's rows looked up at offsets of the unaligned counts n, not a
   tbo_row0,               // every TBO child written at row 0
+  // vllm-ascend's (docs/MUTANTS.md, "vllm-ascend faults"): the branch-5 TP all-gather's slots.
+  alltoall_floor_first,  // ALLTOALL gather slots cut floor-sized first (tensor_split's order swapped)
+  mc2_own_count,         // MC2 gather slots sized from the rank's own count, not the step's largest
 };
 
 // Where in an engine the bug sits. A carrier injects a fault in that layer when it has one:

@@ -2,6 +2,7 @@
 // as a sequence of capture calls, each with its DP metadata and the tensor each (d, t) receives.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,6 +61,8 @@ enum class Receipt : uint8_t {
   per_dp,    // (d, t) receives tensor d whole (its DP rank's batch)
   shared,    // every rank receives tensor 0 whole (the gathered batch)
   tp_slice,  // (d, t) receives slice t of T equal slices of tensor d (an SP shard, an attn-TP slice)
+  tp_split,  // (d, t) receives part t of torch.tensor_split(tensor d, T): the first rows % T parts
+             // one row longer (an uneven TP split, e.g. vllm-ascend's ALLTOALL prepare)
 };
 
 struct Call {
@@ -87,10 +90,18 @@ struct Call {
       case Receipt::per_dp: return {dp, tp, dp, {0, rows}, -1};
       case Receipt::shared: return {dp, tp, 0, {0, rows}, -1};
       case Receipt::tp_slice: break;
+      case Receipt::tp_split: {
+        const int64_t q = rows / tp_size, longer = rows % tp_size;
+        const int64_t lo = tp * q + std::min<int64_t>(tp, longer);
+        return {dp, tp, dp, {lo, lo + q + (tp < longer ? 1 : 0)}, tp_gather ? dp : -1};
+      }
     }
     const int64_t slice = rows / tp_size;
     return {dp, tp, dp, {tp * slice, (tp + 1) * slice}, tp_gather ? dp : -1};
   }
+  // Whether the TP ranks of a DP rank receive different rows of one tensor (its slices or parts),
+  // which the TP all-gather of those rows gives back whole.
+  bool split_across_tp() const { return receipt == Receipt::tp_slice || receipt == Receipt::tp_split; }
   RankView view(size_t rank) const {  // rank d*T + t, DP-major
     const size_t T = static_cast<size_t>(tp_size);
     return view(static_cast<int>(rank / T), static_cast<int>(rank % T));

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "fuzz/engines/ascend/parts.hpp"
 #include "fuzz/engines/sglang/parts.hpp"
 #include "fuzz/engines/trtllm/parts.hpp"
 #include "fuzz/engines/vllm/parts.hpp"
@@ -16,6 +17,7 @@ std::vector<FuzzEngineParts> builtin_parts() {
       vllm::fuzz_parts(),
       sglang::fuzz_parts(),
       trtllm::fuzz_parts(),
+      ascend::fuzz_parts(),
   };
 }
 

@@ -41,7 +41,7 @@ class TensorTable {
  private:
   int tp_gathered_of_dp_rank(const Call& call, const RankView& view, int tp) {
     std::string where = "g" + std::to_string(call.index) + ":" + std::to_string(view.tp_gathered) + ":";
-    if (view.tp_gathered < 0 && call.receipt == Receipt::tp_slice) where += std::to_string(view.received);
+    if (view.tp_gathered < 0 && call.split_across_tp()) where += std::to_string(view.received);
     else if (view.tp_gathered < 0)
       for (int t = 0; t < tp; ++t) {
         const RankView member = call.view(view.dp, t);

@@ -65,6 +65,14 @@ const std::array<FieldInfo, kFieldCount>& case_fields() {
       {Field::prefill_buckets, "prefill_buckets", CasePart::padding},
       {Field::last_decode_bucket, "last_decode_bucket", CasePart::padding},
       {Field::tbo, "tbo", CasePart::calls},
+      // vllm-ascend's fields: the chip and the knobs pick the comm type, which places the rows
+      // (path); the runner and graph mode pad (padding).
+      {Field::chip, "chip", CasePart::path},
+      {Field::runner, "runner", CasePart::padding},
+      {Field::graph, "graph", CasePart::padding},
+      {Field::lora, "lora", CasePart::path},
+      {Field::fused_mc2, "fused_mc2", CasePart::path},
+      {Field::mc2_tokens, "mc2_tokens", CasePart::path},
   }};
   return kFields;
 }

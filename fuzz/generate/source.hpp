@@ -56,8 +56,15 @@ enum class Field : uint8_t {
   prefill_buckets,         // a strictly increasing list
   last_decode_bucket,      // 0: no replay yet, i + 1: bucket i
   tbo,
+  // Appended: vllm-ascend's own fields (fuzz/engines/ascend/draw.cpp).
+  chip,        // ascend::Chip
+  runner,      // ascend::Runner
+  graph,       // ascend::Graph
+  lora,
+  fused_mc2,
+  mc2_tokens,  // B of the MC2 capacity; 0: derived
 };
-inline constexpr int kFieldCount = static_cast<int>(Field::tbo) + 1;
+inline constexpr int kFieldCount = static_cast<int>(Field::mc2_tokens) + 1;
 
 // A hint steers; the plain value 0 of every hint still leaves every case reachable.
 constexpr bool is_hint(Field field) {

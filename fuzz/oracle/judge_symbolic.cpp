@@ -347,7 +347,8 @@ void reset(RankJudgement& rank, int dp, int tp, size_t calls) {
 // on every TP rank, and TP slices are T equal slices of one tensor.
 bool whole_group_alike(const Step& step, const std::vector<CaptureDecision>& lead) {
   for (size_t k = 0; k < step.calls.size(); ++k) {
-    if (step.calls[k].receipt != Receipt::tp_slice || step.tp == 1) continue;
+    if (!step.calls[k].split_across_tp() || step.tp == 1) continue;
+    if (step.calls[k].receipt == Receipt::tp_split) return false;  // uneven parts: TP ranks see different sizes
     for (const Copy& copy : lead[k].copies)
       if (!copy.from_tp_gather) return false;
   }

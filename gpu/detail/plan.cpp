@@ -205,7 +205,7 @@ class StepPlanner {
     s_.held.assign(call.tensors.size(), std::nullopt);
     for (size_t r = 0; r < ranks_; ++r) {
       const RankView view = call.view(r);
-      if (call.receipt == Receipt::tp_slice) {
+      if (call.split_across_tp()) {
         received[r] = materialize(plan_, call.input_of(view), K_);
         continue;
       }
@@ -343,10 +343,14 @@ Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSetting
     own->plan_step(c, step, settings, plan, out);
     return out;
   }
+  plan_base_step(c, step, settings, plan, out);
+  return out;
+}
+
+void plan_base_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out) {
   StepPlanner planner(c, step, settings, plan, out, step_scratch());
   for (const Call& call : step.calls) planner.plan_call(call);
   planner.place_buffers();
-  return out;
 }
 
 }  // namespace r3::gpu::detail

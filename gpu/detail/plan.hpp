@@ -43,6 +43,12 @@ void apply_decision_fault(Fault fault, const CaptureCall& call, int64_t received
 // Errors (nothing appended): provenance values cannot encode the case, or it is too large.
 Result<PlannedCase> plan_case(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan);
 
+// The base planner's work for one step whose allocation `out` already holds: each call's tensors
+// and receipts as the step states them (the gathered path's all-gatherv, TP slices and parts, the
+// TP all-gather a decision reads). An engine planner whose step is laid out in those terms, with
+// only its decisions reading Step::engine_step, delegates to it.
+void plan_base_step(const Case& c, const Step& step, const PlanSettings& settings, DevicePlan& plan, PlannedCase& out);
+
 // Error when an all-gatherv output's guard rows were damaged (a pipeline bug, not a verdict).
 // The outcome takes the planned decisions over.
 Result<ConcreteOutcome> collect_outcome(PlannedCase&& planned, const DeviceResult& result);

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "gpu/engine_planner.hpp"
+#include "gpu/engines/ascend/plan.hpp"
 #include "gpu/engines/sglang/plan.hpp"
+#include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/trtllm/model.hpp"
 #include "reference/engines/vllm/model.hpp"
@@ -22,6 +24,7 @@ std::vector<Entry> builtin_planners() {
       {vllm::engine(), nullptr},
       {sglang::engine(), &sglang::gpu_step_planner()},
       {trtllm::engine(), nullptr},
+      {ascend::engine(), &ascend::gpu_step_planner()},
   };
 }
 

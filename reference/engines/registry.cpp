@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "reference/engine_model.hpp"
+#include "reference/engines/ascend/model.hpp"
 #include "reference/engines/sglang/model.hpp"
 #include "reference/engines/trtllm/model.hpp"
 #include "reference/engines/vllm/model.hpp"
@@ -16,6 +17,7 @@ std::vector<const EngineModel*> builtin_engine_models() {
       &vllm::model(),
       &sglang::model(),
       &trtllm::model(),
+      &ascend::model(),
   };
 }
 

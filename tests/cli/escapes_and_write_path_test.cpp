@@ -138,7 +138,7 @@ TEST_F(EscapesAndWritePath, SglangValuesNeverForgeALineOnStderr) {
   o = run("shrink profile.json --impl sglang-fixed --out s");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_EQ(o.err, "r3fuzz shrink: profile.json: profile: \"x\\nFAKE LINE: all good\" is not one of vllm, vllm-legacy, "
-                   "any, sglang, sglang-miles, trtllm\n");
+                   "any, sglang, sglang-miles, trtllm, ascend, ascend-mrv2-rounded, ascend-0.26\n");
 
   json deployment = kSglangDeployment;
   deployment["topology"]["a2a"] = kFake;

@@ -142,7 +142,7 @@ TEST(GpuImplementationFactory, PlainGpuFollowsTheDefaultEnginesFirstReleasedPoli
 TEST(GpuImplementationFactory, UnknownPolicyIsAnErrorListingTheValidOnes) {
   auto made = make_gpu_implementation({Backend::host, Selection::host_decision, "vllm-9", Fault::none});
   ASSERT_FALSE(made.ok());
-  EXPECT_EQ(made.error().message, "unknown gpu policy 'vllm-9'; valid policies: vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles, sglang-fixed, trtllm, trtllm-06a976ce, trtllm-fixed");
+  EXPECT_EQ(made.error().message, "unknown gpu policy 'vllm-9'; valid policies: vllm-50874, vllm-pre-50874, r3-fixed, sglang, sglang-miles, sglang-fixed, trtllm, trtllm-06a976ce, trtllm-fixed, ascend, ascend-0.26, ascend-fixed");
 }
 
 #if !defined(R3FUZZ_TEST_HAS_CUDA)

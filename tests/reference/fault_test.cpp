@@ -25,7 +25,8 @@ TEST(Fault, NamesFollowTheMutantTableAndRoundTrip) {
   const std::vector<std::string> want = {"replay-per-rank", "replay-dp-under-ep", "tp-major-order", "unpadded-offset",
                                          "no-trim",         "floor-sp",           "skip-tp-gather", "last-shard-pad",
                                          "layer-unchecked", "narrow-int16",       "off-by-one-copy", "chunk-row0",
-                                         "window-request-bucket", "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0"};
+                                         "window-request-bucket", "no-attn-tp-gather", "no-attn-tp-align", "tbo-row0",
+                                         "alltoall-floor-first", "mc2-own-count"};
   EXPECT_EQ(names, want);
   EXPECT_EQ(fault_class(Fault::replay_dp_under_ep), "overflow (needs heavy SP padding)");
   EXPECT_EQ(fault_description(Fault::off_by_one_copy),
@@ -37,7 +38,8 @@ TEST(Fault, NoneIsNotATableName) {
   EXPECT_EQ(parse_fault("none").error().message,
             "fault: \"none\" is not one of replay-per-rank, replay-dp-under-ep, tp-major-order, unpadded-offset, "
             "no-trim, floor-sp, skip-tp-gather, last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, "
-            "chunk-row0, window-request-bucket, no-attn-tp-gather, no-attn-tp-align, tbo-row0");
+            "chunk-row0, window-request-bucket, no-attn-tp-gather, no-attn-tp-align, tbo-row0, alltoall-floor-first, "
+            "mc2-own-count");
   EXPECT_FALSE(parse_fault("").ok());
 }
 
@@ -46,7 +48,7 @@ TEST(Fault, EachFaultLivesInOneLayer) {
   for (Fault f : all_faults()) layers.emplace_back(to_string(fault_layer(f)));
   EXPECT_EQ(layers, (std::vector<std::string>{"allocation", "allocation", "gather", "decision", "decision", "gather",
                                               "gather", "decision", "check", "allocation", "decision", "decision",
-                                              "decision", "gather", "decision", "decision"}));
+                                              "decision", "gather", "decision", "decision", "gather", "gather"}));
 }
 
 TEST(Fault, AllocationFaultsChangeOnlyAMonolithicReplayBuffer) {

@@ -81,6 +81,8 @@ bool has_fault(Fault f) {
     case Fault::no_attn_tp_gather:
     case Fault::no_attn_tp_align:
     case Fault::tbo_row0: return false;  // SGLang's window, attn-TP gather and TBO
+    case Fault::alltoall_floor_first:
+    case Fault::mc2_own_count: return false;  // vllm-ascend's comm-type gathers
     default: return f != Fault::none;
   }
 }

@@ -65,8 +65,9 @@ TEST(CaseBinary, FoldsOversizedValuesIntoTheLimits) {
 
 TEST(CaseBinary, RejectsMalformedInputNamingTheProblem) {
   EXPECT_EQ(error_of({}), "binary case, byte 0: truncated: the input ends before the version byte");
-  EXPECT_EQ(error_of({5, 0, 0}),
-            "binary case: version 5 is not supported (expected 1 for vLLM, 2 or 3 for SGLang, 4 for TensorRT-LLM)");
+  EXPECT_EQ(error_of({6, 0, 0}),
+            "binary case: version 6 is not supported (expected 1 for vLLM, 2 or 3 for SGLang, 4 for TensorRT-LLM, 5 for "
+            "vllm-ascend)");
   Bytes trailing = case_to_binary(design_example());
   trailing.push_back(0);
   EXPECT_EQ(error_of(trailing), "binary case, byte 13: 1 trailing byte(s) after the case");

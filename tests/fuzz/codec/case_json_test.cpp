@@ -252,7 +252,7 @@ TEST(CaseJsonSglang, TheEngineKeyChoosesTheFields) {
             "case: unknown key \"max_num_tokens\" (allowed: format, engine, topology, model, forward, tokens, requests, "
             "spec_width, cuda_graph, last_decode_bucket, tbo, chunked_prefill_size, max_running_requests, "
             "max_prefill_tokens, layer, profile, note, expect)");
-  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: \"tgi\" is not one of vllm, sglang, trtllm");
+  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: \"tgi\" is not one of vllm, sglang, trtllm, ascend");
   EXPECT_EQ(error_of(with("engine", "1")), "engine: expected a string, got number");
   // "engine": "vllm" is the default engine's document, as with no "engine" at all.
   auto explicit_default = case_from_json_text(with("engine", "\"vllm\""));

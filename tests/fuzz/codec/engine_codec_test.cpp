@@ -126,11 +126,11 @@ TEST(EngineCodec, AnAddedEngineReadsAndWritesThroughItsCodec) {
 
 TEST(EngineCodec, AnUnknownVersionListsEveryEngineWithACodec) {
   (void)toys();
-  const Result<Case> c = case_from_binary(Bytes{5, 0, 0});
+  const Result<Case> c = case_from_binary(Bytes{6, 0, 0});
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message,
-            "binary case: version 5 is not supported (expected 1 for vLLM, 2 or 3 for SGLang, 4 for TensorRT-LLM, 9 "
-            "for Toy)");
+            "binary case: version 6 is not supported (expected 1 for vLLM, 2 or 3 for SGLang, 4 for TensorRT-LLM, 5 "
+            "for vllm-ascend, 9 for Toy)");
 }
 
 TEST(EngineCodec, AnEngineWithoutACodecIsNamed) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/engines/vllm/exhaust.hpp"
+#include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/vllm/model.hpp"
 #include "reference/engines/trtllm/model.hpp"
@@ -58,6 +59,7 @@ TEST(CaseSpace, EnginesComeInRegistryOrder) {
   std::vector<Engine> want(2, vllm::engine());  // plain and ep
   want.resize(2 + 4 * 3, sglang::engine());     // every a2a backend and forward kind
   want.push_back(trtllm::engine());              // one rank, TP 1
+  want.resize(2 + 4 * 3 + 1 + 2, ascend::engine());  // plain and ep
   EXPECT_EQ(engines, want);
 }
 

@@ -8,6 +8,7 @@
 #include "fuzz/generate/byte_source.hpp"
 #include "fuzz/generate/enumerating_source.hpp"
 #include "fuzz/generate/seeded_source.hpp"
+#include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/trtllm/model.hpp"
 #include "reference/engines/vllm/model.hpp"
@@ -169,7 +170,8 @@ TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
 
 TEST(CaseDomain, TheDrawnEnginesAreTheDomainsOrTheProfilesDrawableOnes) {
   const CaseDomain any{Profile::any(), bounds_of(SizeClass::tiny)};
-  EXPECT_EQ(drawn_engines(any), (std::vector<Engine>{vllm::engine(), sglang::engine(), trtllm::engine()}));
+  EXPECT_EQ(drawn_engines(any),
+            (std::vector<Engine>{vllm::engine(), sglang::engine(), trtllm::engine(), ascend::engine()}));
   EXPECT_EQ(drawn_engines({kDefaultProfile, bounds_of(SizeClass::tiny)}), std::vector<Engine>{vllm::engine()});
   EXPECT_EQ(drawn_engines({Profile::of(sglang::engine(), 1), bounds_of(SizeClass::tiny)}),
             std::vector<Engine>{sglang::engine()});
@@ -179,25 +181,29 @@ TEST(CaseDomain, TheDrawnEnginesAreTheDomainsOrTheProfilesDrawableOnes) {
 }
 
 // The engine choice under profile any is the first draw: vLLM (the registry's first) 65 times in
-// 100, else r.range(1, 2) between SGLang and TensorRT-LLM. The seeds of campaigns under any mean
-// this draw (changing it, or adding an engine, changes every campaign under any).
+// 100, else r.range(1, 3) among SGLang, TensorRT-LLM and vllm-ascend, in registry order. The seeds
+// of campaigns under any mean this draw (changing it, or adding an engine, changes every campaign
+// under any).
 TEST(CaseDomain, UnderAnyTheEngineIsVllmBut35TimesIn100) {
   const CaseDomain domain{Profile::any(), bounds_of(SizeClass::small)};
-  int vllm_cases = 0, sglang_cases = 0, trtllm_cases = 0;
+  int vllm_cases = 0, sglang_cases = 0, trtllm_cases = 0, ascend_cases = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     Rng expected(seed), drawn(seed);
+    const Engine others[] = {sglang::engine(), trtllm::engine(), ascend::engine()};
     Engine engine = vllm::engine();
-    if (expected.chance(35)) engine = expected.range(1, 2) == 1 ? sglang::engine() : trtllm::engine();
+    if (expected.chance(35)) engine = others[expected.range(1, 3) - 1];
     SeededSource source(drawn);
     const Case c = draw(source, domain);
     EXPECT_EQ(c.engine, engine) << seed;
     vllm_cases += engine == vllm::engine();
     sglang_cases += engine == sglang::engine();
     trtllm_cases += engine == trtllm::engine();
+    ascend_cases += engine == ascend::engine();
   }
   EXPECT_GT(vllm_cases, 150);
   EXPECT_GT(sglang_cases, 0);
   EXPECT_GT(trtllm_cases, 0);
+  EXPECT_GT(ascend_cases, 0);
 }
 
 // A replayed case keeps its engine and its engine's own fields.

@@ -8,7 +8,7 @@ namespace {
 constexpr std::string_view kFaults =
     "replay-per-rank, replay-dp-under-ep, tp-major-order, unpadded-offset, no-trim, floor-sp, skip-tp-gather, "
     "last-shard-pad, layer-unchecked, narrow-int16, off-by-one-copy, chunk-row0, window-request-bucket, "
-    "no-attn-tp-gather, no-attn-tp-align, tbo-row0";
+    "no-attn-tp-gather, no-attn-tp-align, tbo-row0, alltoall-floor-first, mc2-own-count";
 
 TEST(ImplementationName, ImplAloneOrImplPlusOneFault) {
   EXPECT_EQ(*parse_implementation_name("r3-fixed"), (ImplementationName{"r3-fixed", Fault::none}));

@@ -84,7 +84,7 @@ TEST(Registry, PolicyRowsAreEachEnginesModelsInRegistryOrder) {
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"vllm-50874", "vllm-pre-50874", "r3-fixed", "sglang", "sglang-miles",
-                                              "sglang-fixed", "trtllm", "trtllm-06a976ce", "trtllm-fixed"}));
+                                              "sglang-fixed", "trtllm", "trtllm-06a976ce", "trtllm-fixed", "ascend", "ascend-0.26", "ascend-fixed"}));
   ASSERT_LT(row, rows.size());
   EXPECT_EQ(rows[row].name, "external:");
 }
@@ -94,7 +94,7 @@ TEST(Registry, DefaultsAreTheReleasedVersionsOfTheProfilesEngines) {
   EXPECT_EQ(default_implementation_names(Profile::of(sglang::engine(), 1)),
             (std::vector<std::string>{"sglang", "sglang-miles"}));
   EXPECT_EQ(default_implementation_names(Profile::any()),
-            (std::vector<std::string>{"vllm-50874", "vllm-pre-50874", "sglang", "sglang-miles", "trtllm", "trtllm-06a976ce"}));
+            (std::vector<std::string>{"vllm-50874", "vllm-pre-50874", "sglang", "sglang-miles", "trtllm", "trtllm-06a976ce", "ascend", "ascend-0.26"}));
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST(DifferentialRunner, DefaultsToEachCoveredEnginesCurrentModelAndItsGpuPipeli
     return names;
   };
   // Each model, followed by its GPU pipeline where this build makes one.
-  const std::map<std::string, std::string> gpu_of = {{"vllm-50874", "gpu"}, {"sglang", "gpu:sglang"}, {"trtllm", "gpu:trtllm"}};
+  const std::map<std::string, std::string> gpu_of = {{"vllm-50874", "gpu"}, {"sglang", "gpu:sglang"}, {"trtllm", "gpu:trtllm"}, {"ascend", "gpu:ascend"}};
   auto models_of = [&](const std::vector<std::string>& names) {
     std::vector<std::string> models;
     for (const std::string& name : names) {
@@ -108,7 +108,7 @@ TEST(DifferentialRunner, DefaultsToEachCoveredEnginesCurrentModelAndItsGpuPipeli
     }
     return models;
   };
-  EXPECT_EQ(models_of(names_under("any")), (std::vector<std::string>{"vllm-50874", "sglang", "trtllm"}));
+  EXPECT_EQ(models_of(names_under("any")), (std::vector<std::string>{"vllm-50874", "sglang", "trtllm", "ascend"}));
   EXPECT_EQ(models_of(names_under("vllm-legacy")), (std::vector<std::string>{"vllm-50874"}));
   EXPECT_EQ(models_of(names_under("sglang-miles")), (std::vector<std::string>{"sglang"}));
 }

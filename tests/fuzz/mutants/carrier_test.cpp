@@ -47,7 +47,7 @@ TEST(Carrier, HistoricalCarriersAreFoundByName) {
 // Each engine's carriers, in registry order: the matrix's rows keep their order.
 TEST(Carrier, DefaultCarriersAreEachEnginesInRegistryOrder) {
   EXPECT_EQ(default_carriers(),
-            (std::vector<std::string>{"r3-fixed", "vllm-pre-50874", "gpu", "sglang-fixed", "gpu:sglang-fixed"}));
+            (std::vector<std::string>{"r3-fixed", "vllm-pre-50874", "gpu", "sglang-fixed", "gpu:sglang-fixed", "ascend-fixed"}));
 }
 
 TEST(Carrier, ACarrierIsHuntedOnTheFirstEngineItServes) {

@@ -181,7 +181,7 @@ TEST(SglangDeployment, BadFieldsAreNamed) {
             "tbo: two-batch overlap with a2a none needs DP attention; SGLang refuses to start (server_args.py, "
             "_check_two_batch_overlap)");
   EXPECT_EQ(error_of(with("max_running_requests", "0")), "max_running_requests: 0 is out of range [1, 16777216]");
-  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: expected \"vllm\", \"sglang\" or \"trtllm\"");
+  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: expected \"vllm\", \"sglang\", \"trtllm\" or \"ascend\"");
 }
 
 TEST(SglangDeployment, DecodeMaxBsIsBoundedAndListsNoBucketAboveThePool) {

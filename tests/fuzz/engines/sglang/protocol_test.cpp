@@ -201,9 +201,9 @@ TEST(SglangProtocol, HelloDeclaresTheEngines) {
   both["engines"] = {"sglang", "vllm", "sglang"};
   EXPECT_EQ(read_hello(both).value().engines, (std::vector<Engine>{sglang::engine(), vllm::engine()}));
   both["engines"] = {"tgi"};
-  EXPECT_EQ(read_hello(both).error().message, "hello.engines[0]: \"tgi\" is not one of vllm, sglang, trtllm");
+  EXPECT_EQ(read_hello(both).error().message, "hello.engines[0]: \"tgi\" is not one of vllm, sglang, trtllm, ascend");
   both["engines"] = json::array();
-  EXPECT_EQ(read_hello(both).error().message, "hello.engines: expected a non-empty list of \"vllm\", \"sglang\" and \"trtllm\"");
+  EXPECT_EQ(read_hello(both).error().message, "hello.engines: expected a non-empty list of \"vllm\", \"sglang\", \"trtllm\" and \"ascend\"");
 }
 
 // The robustness target reads SGLang's replies through the engine's adapter part.

@@ -35,7 +35,7 @@ std::string why(const Case& c, Profile p) {
 
 TEST(Profile, NamesParseAndPrint) {
   for (Profile p : {main_profile(), legacy(), Profile::any()}) EXPECT_EQ(parse_profile(to_string(p)).value(), p);
-  EXPECT_EQ(parse_profile("tgi").error().message, "profile: \"tgi\" is not one of vllm, vllm-legacy, any, sglang, sglang-miles, trtllm");
+  EXPECT_EQ(parse_profile("tgi").error().message, "profile: \"tgi\" is not one of vllm, vllm-legacy, any, sglang, sglang-miles, trtllm, ascend, ascend-mrv2-rounded, ascend-0.26");
 }
 
 TEST(Profile, CudagraphSizesAboveMAreOutsideVllm) {
