@@ -37,7 +37,9 @@ TEST(TrtllmTraceDraw, DrawsInsideTheProfileAndTheFixedModelPassesThem) {
       ASSERT_TRUE(impl.ok());
       const TraceJudgement j = judge_trace(*impl, *t, *timeline);
       if (j.verdict != TraceVerdict::pass) ++failed;
-      if (name == "trtllm-fixed") EXPECT_EQ(j.verdict, TraceVerdict::pass) << "trace " << i << ": " << j.detail;
+      if (name == "trtllm-fixed") {
+        EXPECT_EQ(j.verdict, TraceVerdict::pass) << "trace " << i << ": " << j.detail;
+      }
     }
   }
   EXPECT_EQ(failures["trtllm-fixed"], 0);
