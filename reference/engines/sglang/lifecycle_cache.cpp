@@ -68,10 +68,7 @@ void RankCache::keep_in_tree(int64_t page, int step) {
 void RankCache::publish(int64_t slot, uint64_t hash) {
   std::optional<uint64_t>& held = slot_hash_[static_cast<size_t>(slot)];
   if (held == hash) return;
-  if (held) {
-    std::vector<int64_t>& old = tree_[*held];
-    old.erase(std::remove(old.begin(), old.end(), slot), old.end());
-  }
+  if (held) unpublish(slot, *held);
   held = hash;
   tree_[hash].push_back(slot);
 }
@@ -103,12 +100,21 @@ void RankCache::flush() {
   for (int64_t p = 1; p < static_cast<int64_t>(pages_.size()); ++p) free_.push_back(p);
 }
 
+void RankCache::unpublish(int64_t slot, uint64_t hash) {
+  // A hash with no live slot left leaves the tree, so that a long trace's tree holds only what
+  // its KV slots hold (judging stays linear in the trace's length).
+  const auto it = tree_.find(hash);
+  if (it == tree_.end()) return;
+  std::vector<int64_t>& live = it->second;
+  live.erase(std::remove(live.begin(), live.end(), slot), live.end());
+  if (live.empty()) tree_.erase(it);
+}
+
 void RankCache::free_page(int64_t page) {
   for (int64_t s = slot_of(page, 0); s < slot_of(page + 1, 0); ++s) {
     std::optional<uint64_t>& held = slot_hash_[static_cast<size_t>(s)];
     if (!held) continue;
-    std::vector<int64_t>& live = tree_[*held];
-    live.erase(std::remove(live.begin(), live.end(), s), live.end());
+    unpublish(s, *held);
     held.reset();
   }
   pages_[static_cast<size_t>(page)] = Page{};

@@ -74,6 +74,7 @@ class RankCache {
     int last_access = 0;
   };
   void free_page(int64_t page);
+  void unpublish(int64_t slot, uint64_t hash);
   bool evict_one();
 
   int64_t page_;

@@ -52,12 +52,15 @@ class Walker {
     // A P/D instance's allocator sorts its free pages (mem_cache/kv_cache_configurator.py:
     // need_sort for disaggregation decode and prefill).
     for (int d = 0; d < t.dp; ++d) caches_.emplace_back(t.config.kv_slots, t.config.page, pd, knobs_.hicache);
+    size_t positions = 0;
     for (size_t r = 0; r < t.requests.size(); ++r) {
+      positions += t.requests[r].prompt.size() + t.requests[r].outputs.size();
       Req& q = reqs_.emplace_back();
       q.id = static_cast<int>(r);
       q.rank = t.requests[r].dp;
     }
     out_.outcome.requests.resize(t.requests.size());
+    truth_.reserve(positions);  // at most one entry a position: no rehash in a long trace
   }
 
   WalkResult run() {

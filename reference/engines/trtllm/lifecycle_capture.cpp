@@ -13,7 +13,12 @@ constexpr int kRingSlots = 3;  // RouteCopier.__init__: ring = 3 [R8]
 }  // namespace
 
 RankCapture::RankCapture(const Timeline& timeline, Behaviour b, std::span<const int> done_before)
-    : timeline_(timeline), b_(b), done_before_(done_before), ring_(kRingSlots), slot_copy_(kRingSlots) {}
+    : timeline_(timeline), b_(b), done_before_(done_before), ring_(kRingSlots), slot_copy_(kRingSlots) {
+  // The cache takes at most one row a hashed position: sized once, a long trace never rehashes it.
+  size_t positions = 0;
+  for (const auto& r : timeline.requests) positions += r.prefix_hash.size();
+  shared_.reserve(positions);
+}
 
 // A preemption evicts the KV; the capture is not told (no hook in route_capture.py): the store,
 // the decode counter and the read-back mark stay [N2]. The fixed model reads a new hit back.
@@ -83,13 +88,13 @@ void RankCapture::readback(int step, int req) {
   const int64_t hashed = b_.cache_every_row ? static_cast<int64_t>(timeline_.requests[req].prefix_hash.size())
                                             : prompt_len(req);
   for (int64_t p = 0; p < std::min(hit, hashed); ++p) {
-    if (!b_.store_follows_kv && entry->second.count(p)) continue;
+    if (!b_.store_follows_kv && entry->second.find(p)) continue;
     const auto cached = shared_.find(hash(req, p));
     if (cached == shared_.end()) {
       ++missing;
       continue;
     }
-    entry->second[p] = {cached->second, step};
+    entry->second.put(p, {cached->second, step}, true);
   }
   if (missing == 0) readback_done_.insert(req);
 }
@@ -202,10 +207,15 @@ void RankCapture::commit(const StagedCopy& copy) {
 void RankCapture::store_row(int req, int64_t pos, const RouteRef& value, int step) {
   auto [entry, fresh] = store_.try_emplace(req);
   if (fresh) store_order_.push_back(req);
-  if (b_.store_follows_kv)
-    entry->second[pos] = {value, step};
-  else
-    entry->second.try_emplace(pos, Stored{value, step});
+  entry->second.put(pos, {value, step}, b_.store_follows_kv);
+}
+
+void RankCapture::Positions::put(int64_t pos, const Stored& value, bool replace) {
+  if (pos >= static_cast<int64_t>(rows_.size())) rows_.resize(static_cast<size_t>(pos) + 1);
+  std::optional<Stored>& slot = rows_[static_cast<size_t>(pos)];
+  if (slot && !replace) return;
+  slot = value;
+  highest_ = std::max(highest_, pos);
 }
 
 // RouteCapture._incremental_populate and _store_positions [R4]: each request with a recorded
@@ -223,9 +233,9 @@ void RankCapture::store_positions(int req) {
   int64_t& cursor = pop_cursor_[req];
   const int64_t n = prompt_len(req);
   while (cursor < n) {
-    const auto row = rows.find(cursor);
-    if (row == rows.end()) break;
-    if (!b_.shared_cache_epoch || row->second.step >= reset_step_) shared_.try_emplace(hash(req, cursor), row->second.row);
+    const Stored* row = rows.find(cursor);
+    if (!row) break;
+    if (!b_.shared_cache_epoch || row->step >= reset_step_) shared_.try_emplace(hash(req, cursor), row->row);
     ++cursor;
   }
   if (cursor >= n) populated_.insert(req);
@@ -238,16 +248,16 @@ void RankCapture::store_positions(int req) {
 Attached RankCapture::attach(int step, int req) {
   drain(step, true);
   Attached out;
-  static const std::map<int64_t, Stored> kNone;
+  static const Positions kNone;
   const auto entry = store_.find(req);
   const auto& rows = entry == store_.end() ? kNone : entry->second;
-  const int64_t last = rows.empty() ? -1 : rows.rbegin()->first;
+  const int64_t last = rows.highest();
   if (last <= 0 && !b_.range_to_finish) return out;
   int64_t keep = b_.inclusive_range ? last + 1 : last;
   if (b_.range_to_finish) keep = std::min(keep, timeline_.requests[req].total - 1);
   for (int64_t p = 0; p < keep; ++p) {
-    const auto row = rows.find(p);
-    if (row == rows.end()) {
+    const Stored* row = rows.find(p);
+    if (!row) {
       if (!b_.raise_on_gap) return out;
       out.kind = Attached::Kind::raised;
       out.error = "attach_routes raised for request " + std::to_string(req) + ": no stored row at position " +
@@ -255,7 +265,7 @@ Attached RankCapture::attach(int step, int req) {
                   " (RouteCapture.assemble fails closed on a gap)";
       return out;
     }
-    out.rows.push_back(row->second.row);
+    out.rows.push_back(row->row);
   }
   out.kind = Attached::Kind::routes;
   if (!b_.cache_every_row && recorded_.count(req)) store_positions(req);

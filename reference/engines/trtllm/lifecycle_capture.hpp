@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -95,7 +94,23 @@ class RankCapture {
     RouteRef row;
     int step = 0;  // the step of the forward it came from (a read-back: the step it was read)
   };
-  std::map<int, std::map<int64_t, Stored>> store_;  // rid -> pos -> row
+  // One request's rows by absolute position (the store's inner dict): a dense array, since
+  // positions run from 0 to the request's length, and its highest key, which assemble reads.
+  class Positions {
+   public:
+    const Stored* find(int64_t pos) const {
+      return pos >= 0 && pos < static_cast<int64_t>(rows_.size()) && rows_[static_cast<size_t>(pos)]
+                 ? &*rows_[static_cast<size_t>(pos)]
+                 : nullptr;
+    }
+    void put(int64_t pos, const Stored& value, bool replace);
+    int64_t highest() const { return highest_; }  // -1 when empty
+
+   private:
+    std::vector<std::optional<Stored>> rows_;
+    int64_t highest_ = -1;
+  };
+  std::unordered_map<int, Positions> store_;  // rid -> pos -> row
   std::vector<int> store_order_;                      // store keys in insertion order (dict order)
   std::unordered_map<int, int64_t> gen_count_;
   std::unordered_map<int, int64_t> prepopulated_;
