@@ -1,6 +1,29 @@
 #include "fuzz/seed/traffic.hpp"
 
+#include "fuzz/seed/int_list.hpp"
+
 namespace r3 {
+
+Result<DeclaredTraffic> read_declared_traffic(const nlohmann::json& t, const std::string& decode_key, int64_t lowest) {
+  if (!t.is_object()) return Error{"traffic: expected an object with " + decode_key + " and/or prefill_lengths"};
+  DeclaredTraffic out;
+  for (const auto& item : t.items()) {
+    if (item.key() == decode_key) {
+      R3_TRY(auto range, int_list(item.value(), "traffic." + decode_key, 2, "(expected [lo, hi])"));
+      if (range.size() != 2 || range[0] < lowest || range[0] > range[1]) {
+        return Error{"traffic." + decode_key + ": expected [lo, hi] with " + std::to_string(lowest) + " <= lo <= hi"};
+      }
+      out.decode = std::pair{range[0], range[1]};
+    } else if (item.key() == "prefill_lengths") {
+      R3_TRY(out.prefill_lengths,
+             int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
+    } else {
+      return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: " + decode_key + ", prefill_lengths)"};
+    }
+  }
+  if (!out.decode && out.prefill_lengths.empty()) return Error{"traffic: needs " + decode_key + " or prefill_lengths"};
+  return out;
+}
 
 std::set<int64_t> decode_targets(std::pair<int64_t, int64_t> range, const std::vector<int64_t>& buckets) {
   const auto [lo, hi] = range;

@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "reference/error.hpp"
 
@@ -25,6 +28,16 @@ inline constexpr int64_t kMaxTrafficCases = 16384;
 // else the deployment holds, and is refused before it is copied.
 inline constexpr size_t kMaxPrefillLengths = kMaxTrafficCases / 2;
 inline constexpr const char* kPrefillLengthsWhy = "(each seeds two cases or more; a deployment seeds at most 16384)";
+
+// A deployment's "traffic" object: a decode range [lo, hi] under the engine's own key (what it
+// counts: decode_batches, decode_requests) and prefill lengths, at least one of the two.
+struct DeclaredTraffic {
+  std::optional<std::pair<int64_t, int64_t>> decode;
+  std::vector<int64_t> prefill_lengths;
+};
+// Errors name the key; the range's lo is at least `lowest`, and the lengths are bounded
+// (kMaxPrefillLengths).
+Result<DeclaredTraffic> read_declared_traffic(const nlohmann::json& t, const std::string& decode_key, int64_t lowest);
 
 // The busiest rank's counts a decode range [lo, hi] seeds: its ends, and every bucket (capture
 // size) in range with its neighbours (+-1), which straddle the buckets.

@@ -27,22 +27,9 @@ constexpr std::string_view kAllowedKeys =
     "max_running_requests, traffic";
 
 Status read_traffic(const json& t, SglangDeployment& d) {
-  if (!t.is_object()) return Error{"traffic: expected an object with decode_requests and/or prefill_lengths"};
-  for (const auto& item : t.items()) {
-    if (item.key() == "decode_requests") {
-      R3_TRY(auto range, int_list(item.value(), "traffic.decode_requests", 2, "(expected [lo, hi])"));
-      if (range.size() != 2 || range[0] < 0 || range[0] > range[1]) {
-        return Error{"traffic.decode_requests: expected [lo, hi] with 0 <= lo <= hi"};
-      }
-      d.decode_requests = std::pair{range[0], range[1]};
-    } else if (item.key() == "prefill_lengths") {
-      R3_TRY(d.prefill_lengths,
-             int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
-    } else {
-      return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: decode_requests, prefill_lengths)"};
-    }
-  }
-  if (!d.decode_requests && d.prefill_lengths.empty()) return Error{"traffic: needs decode_requests or prefill_lengths"};
+  R3_TRY(DeclaredTraffic traffic, read_declared_traffic(t, "decode_requests", 0));
+  d.decode_requests = traffic.decode;
+  d.prefill_lengths = std::move(traffic.prefill_lengths);
   return ok_status();
 }
 

@@ -65,20 +65,9 @@ Status read_cuda_graph(const json& g, std::vector<int64_t>& sizes, bool& padding
 }
 
 Status read_traffic(const json& t, TrtllmDeployment& d) {
-  if (!t.is_object()) return Error{"traffic: expected an object with decode_batches and/or prefill_lengths"};
-  for (const auto& item : t.items()) {
-    if (item.key() == "decode_batches") {
-      R3_TRY(auto range, int_list(item.value(), "traffic.decode_batches", 2, "(expected [lo, hi])"));
-      if (range.size() != 2 || range[0] < 1 || range[0] > range[1])
-        return Error{"traffic.decode_batches: expected [lo, hi] with 1 <= lo <= hi"};
-      d.decode_batches = std::pair{range[0], range[1]};
-    } else if (item.key() == "prefill_lengths") {
-      R3_TRY(d.prefill_lengths, int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
-    } else {
-      return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: decode_batches, prefill_lengths)"};
-    }
-  }
-  if (!d.decode_batches && d.prefill_lengths.empty()) return Error{"traffic: needs decode_batches or prefill_lengths"};
+  R3_TRY(DeclaredTraffic traffic, read_declared_traffic(t, "decode_batches", 1));
+  d.decode_batches = traffic.decode;
+  d.prefill_lengths = std::move(traffic.prefill_lengths);
   return ok_status();
 }
 
@@ -99,18 +88,15 @@ const TrtllmDeployment& trtllm_deployment_of(const Deployment& d) {
 }
 
 Status read_trtllm_deployment(const json& doc, Deployment& d) {
+  R3_TRY_STATUS(read_deployment_labels(doc, d));
   TrtllmDeployment v;
   std::vector<int64_t> graph_sizes;
   bool padding = false;
   for (const auto& item : doc.items()) {
     const std::string& key = item.key();
     const json& value = item.value();
-    if (key == "format") {
-      if (value != kDeploymentFormat) return Error{"format: expected \"" + std::string(kDeploymentFormat) + "\""};
-    } else if (key == "engine") {
-      // "trtllm": checked by deployment_from_json_text().
-    } else if (key == "name" || key == "note") {
-      R3_TRY_STATUS(read_deployment_label(key, value, d));
+    if (key == "format" || key == "engine" || key == "name" || key == "note") {
+      // read_deployment_labels() has read them.
     } else if (key == "tensor_parallel_size") {
       R3_TRY(const int64_t tp, bounded_int(value, key, 1, limits::kMaxTp));
       v.tp = static_cast<int>(tp);
@@ -130,8 +116,6 @@ Status read_trtllm_deployment(const json& doc, Deployment& d) {
                    "max_batch_size, cuda_graph_config, traffic)"};
     }
   }
-  if (!doc.contains("format")) return Error{"format: missing (expected \"" + std::string(kDeploymentFormat) + "\")"};
-  if (d.name.empty()) return Error{"name: missing (it names the seeded files)"};
   for (const char* key : {"model", "max_num_tokens", "max_batch_size", "traffic"})
     if (!doc.contains(key)) return Error{std::string(key) + ": missing"};
   if (v.model.top_k > v.model.experts) return Error{"model.top_k: " + std::to_string(v.model.top_k) + " is above model.experts"};

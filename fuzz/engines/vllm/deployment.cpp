@@ -27,22 +27,9 @@ std::vector<int64_t> vllm_default_capture_sizes() {
 }
 
 Status read_traffic(const json& t, VllmDeployment& d) {
-  if (!t.is_object()) return Error{"traffic: expected an object with decode_batches and/or prefill_lengths"};
-  for (const auto& item : t.items()) {
-    if (item.key() == "decode_batches") {
-      R3_TRY(auto range, int_list(item.value(), "traffic.decode_batches", 2, "(expected [lo, hi])"));
-      if (range.size() != 2 || range[0] < 0 || range[0] > range[1]) {
-        return Error{"traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi"};
-      }
-      d.decode_batches = std::pair{range[0], range[1]};
-    } else if (item.key() == "prefill_lengths") {
-      R3_TRY(d.prefill_lengths,
-             int_list(item.value(), "traffic.prefill_lengths", kMaxPrefillLengths, kPrefillLengthsWhy));
-    } else {
-      return Error{"traffic: unknown key \"" + item.key() + "\" (allowed: decode_batches, prefill_lengths)"};
-    }
-  }
-  if (!d.decode_batches && d.prefill_lengths.empty()) return Error{"traffic: needs decode_batches or prefill_lengths"};
+  R3_TRY(DeclaredTraffic traffic, read_declared_traffic(t, "decode_batches", 0));
+  d.decode_batches = traffic.decode;
+  d.prefill_lengths = std::move(traffic.prefill_lengths);
   return ok_status();
 }
 
@@ -91,17 +78,14 @@ const VllmDeployment& vllm_deployment_of(const Deployment& d) {
 }
 
 Status read_vllm_deployment(const json& doc, Deployment& d) {
+  R3_TRY_STATUS(read_deployment_labels(doc, d));
   VllmDeployment v;
   json as_case = {{"format", std::string(kCaseFormat)}, {"padding", "none"}};
   for (const auto& item : doc.items()) {
     const std::string& key = item.key();
     const json& value = item.value();
-    if (key == "format") {
-      if (value != kDeploymentFormat) return Error{"format: expected \"" + std::string(kDeploymentFormat) + "\""};
-    } else if (key == "engine") {
-      // "vllm": checked by deployment_from_json_text().
-    } else if (key == "name" || key == "note") {
-      R3_TRY_STATUS(read_deployment_label(key, value, d));
+    if (key == "format" || key == "engine" || key == "name" || key == "note") {
+      // read_deployment_labels() has read them.
     } else if (key == "topology" || key == "model" || key == "max_num_tokens" || key == "path" || key == "monolithic") {
       as_case[key] = value;
     } else if (key == "cudagraph") {
@@ -119,8 +103,6 @@ Status read_vllm_deployment(const json& doc, Deployment& d) {
                    "traffic)"};
     }
   }
-  if (!doc.contains("format")) return Error{"format: missing (expected \"" + std::string(kDeploymentFormat) + "\")"};
-  if (d.name.empty()) return Error{"name: missing (it names the seeded files)"};
   if (!doc.contains("traffic")) return Error{"traffic: missing"};
   const int dp = as_case.contains("topology") && as_case["topology"].is_object() && as_case["topology"].contains("dp") &&
                          as_case["topology"]["dp"].is_number_integer()

@@ -48,11 +48,15 @@ TEST(Deployment, ReadsEveryField) {
 }
 
 TEST(Deployment, NamesWhatIsWrong) {
-  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "speed": 1})").error().message,
+  EXPECT_EQ(deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "x", "speed": 1})").error().message,
             "deployment: unknown key \"speed\" (allowed: format, engine, name, note, topology, model, max_num_tokens, "
             "path, monolithic, cudagraph, traffic)");
-  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "traffic": {"decode_batches": [5, 2]}})").error().message,
+  EXPECT_EQ(deployment_from_json_text(
+                R"({"format": "r3fuzz-deployment/1", "name": "x", "traffic": {"decode_batches": [5, 2]}})").error().message,
             "traffic.decode_batches: expected [lo, hi] with 0 <= lo <= hi");
+  // The shared labels are read first, as for every engine: a missing format is named before the rest.
+  EXPECT_EQ(deployment_from_json_text(R"({"name": "x", "speed": 1})").error().message,
+            "format: missing (expected \"r3fuzz-deployment/1\")");
   auto bad_sp = deployment_from_json_text(R"({"format": "r3fuzz-deployment/1", "name": "x",
       "topology": {"dp": 2, "tp": 1, "ep": true, "sp": true},
       "model": {"layers": 1, "top_k": 1, "experts": 1}, "max_num_tokens": 8, "path": "gathered",
