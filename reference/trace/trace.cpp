@@ -70,4 +70,9 @@ std::string_view knob(const Trace& t, std::string_view key, std::string_view fal
 
 bool knob_is_true(const Trace& t, std::string_view key) { return knob(t, key, "false") == "true"; }
 
+std::string_view knob_word(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
+  return text;
+}
+
 }  // namespace r3

@@ -118,5 +118,8 @@ Result<TraceEvent::Kind> parse_event_kind(std::string_view text);
 // A knob's value, or `fallback` when the trace does not set it.
 std::string_view knob(const Trace& t, std::string_view key, std::string_view fallback);
 bool knob_is_true(const Trace& t, std::string_view key);
+// A string knob's word: its JSON text ("deepep", quotes included) without the quotes; any other
+// text as it is.
+std::string_view knob_word(std::string_view text);
 
 }  // namespace r3

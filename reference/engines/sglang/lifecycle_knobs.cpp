@@ -7,12 +7,6 @@ namespace {
 
 std::string at(std::string_view key) { return "knobs." + std::string(key) + ": "; }
 
-// A string knob is JSON text ("deepep" with its quotes); the bare word is taken too.
-std::string_view unquoted(std::string_view text) {
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
-  return text;
-}
-
 Result<bool> parse_bool(std::string_view key, std::string_view text) {
   if (text == "true") return true;
   if (text == "false") return false;
@@ -20,21 +14,21 @@ Result<bool> parse_bool(std::string_view key, std::string_view text) {
 }
 
 Result<PdRouter> parse_router(std::string_view key, std::string_view text) {
-  const std::string_view word = unquoted(text);
+  const std::string_view word = knob_word(text);
   if (word == "none") return PdRouter::none;
   if (word == "mini_lb") return PdRouter::mini_lb;
   return Error{at(key) + "\"" + std::string(word) + "\" is not one of none, mini_lb"};
 }
 
 Result<SpecAlgorithm> parse_spec(std::string_view key, std::string_view text) {
-  const std::string_view word = unquoted(text);
+  const std::string_view word = knob_word(text);
   if (word == "eagle") return SpecAlgorithm::eagle;
   if (word == "ngram") return SpecAlgorithm::ngram;
   return Error{at(key) + "\"" + std::string(word) + "\" is not one of eagle, ngram"};
 }
 
 Result<A2a> parse_backend(std::string_view key, std::string_view text) {
-  const std::string_view word = unquoted(text);
+  const std::string_view word = knob_word(text);
   for (int i = 0; i < kA2aCount; ++i)
     if (word == to_string(static_cast<A2a>(i))) return static_cast<A2a>(i);
   return Error{at(key) + "\"" + std::string(word) + "\" is not one of " + std::string(kA2aNames)};

@@ -21,11 +21,6 @@ std::string joined(const std::array<std::string_view, N>& names) {
   return out;
 }
 
-std::string_view unquoted(std::string_view text) {
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
-  return text;
-}
-
 // A positive JSON integer of at most four digits, or nullopt.
 std::optional<int> small_positive(std::string_view text) {
   if (text.empty() || text.size() > 4) return std::nullopt;
@@ -45,7 +40,7 @@ Status check_knobs(const Trace& t) {
     if (key == kKnobPp && !small_positive(value))
       return Error{"knobs.topology.pp: " + value + " is not a pipeline-parallel size (an integer from 1 to 9999)"};
     if (key == kKnobMoeBackend) {
-      const std::string_view v = unquoted(value);
+      const std::string_view v = knob_word(value);
       if (value.size() < 2 || value.front() != '"' || std::find(kMoeBackends.begin(), kMoeBackends.end(), v) == kMoeBackends.end())
         return Error{"knobs.config.moe_backend: " + value + " is not one of " + joined(kMoeBackends) + " (a JSON string)"};
     }
@@ -56,7 +51,7 @@ Status check_knobs(const Trace& t) {
 }  // namespace
 
 int pipeline_parallel(const Trace& t) { return small_positive(knob(t, kKnobPp, "1")).value_or(1); }
-std::string_view moe_backend(const Trace& t) { return unquoted(knob(t, kKnobMoeBackend, "\"cutlass\"")); }
+std::string_view moe_backend(const Trace& t) { return knob_word(knob(t, kKnobMoeBackend, "\"cutlass\"")); }
 
 // What the model leaves out, as errors naming the key: the contract read route_capture.py only,
 // which has no handling for KV offload or P/D (contract 2.5, per-event table), and not which rows

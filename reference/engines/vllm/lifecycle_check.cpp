@@ -23,19 +23,13 @@ std::string joined(std::span<const std::string_view> names) {
   return out;
 }
 
-// A JSON string's text without its quotes.
-std::string_view unquoted(std::string_view text) {
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
-  return text;
-}
-
 Status check_knobs(const Trace& t) {
   for (const auto& [key, value] : t.knobs) {
     if (std::find(kKnobs.begin(), kKnobs.end(), key) == kKnobs.end()) {
       return Error{"knobs: \"" + key + "\" is not a vllm knob (known: " + joined(kKnobs) + ")"};
     }
     if (key == kKnobKvConnector) {
-      const std::string_view v = unquoted(value);
+      const std::string_view v = knob_word(value);
       if (value.size() < 2 || value.front() != '"' ||
           std::find(kConnectors.begin(), kConnectors.end(), v) == kConnectors.end()) {
         return Error{"knobs.config.kv_connector: " + value + " is not one of " + joined(kConnectors) +
@@ -54,7 +48,7 @@ bool moves_pd(std::string_view connector) { return connector != "none" && connec
 
 }  // namespace
 
-std::string_view kv_connector(const Trace& t) { return unquoted(knob(t, kKnobKvConnector, "\"none\"")); }
+std::string_view kv_connector(const Trace& t) { return knob_word(knob(t, kKnobKvConnector, "\"none\"")); }
 
 Status check_trace(const Trace& t, const Timeline& /*timeline*/) {
   R3_TRY_STATUS(check_knobs(t));
