@@ -1,7 +1,7 @@
 // `r3fuzz export F --pytest` for every corpus/regression entry, run by real pytest on real torch
 // against the project's sample engines: it fails on the sample that has the entry's bug and
-// passes on the fixed one (issue 20), vLLM and SGLang entries alike (vllm-ascend has no sample
-// engine yet). The failure a user reads is asserted word for word.
+// passes on the fixed one (issue 20), vLLM, SGLang and vllm-ascend entries alike. The failure a
+// user reads is asserted word for word.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -32,16 +32,20 @@ struct Sample {
 const Sample kVllm50874{"sample_engines.vllm_50874:RoutedExpertsCapturer", "vllm-50874"};
 const Sample kSglangUpstream{"sglang_capture_sample:RoutedExpertsCapturer", "sglang"};
 const Sample kSglangMiles{"sglang_capture_sample:RoutedExpertsCapturer", "sglang-miles", "miles"};
+const Sample kAscend{"sample_engines.ascend:RoutedExpertsCapturer", "ascend"};
+const Sample kAscendFixed{"sample_engines.ascend_fixed:RoutedExpertsCapturer", "ascend-fixed"};
 
 // The sample that carries the bug an entry's "expect" names, and the fixed one of its engine.
 Sample buggy_sample(const std::string& impl) {
   if (impl == "vllm-pre-50874") return {"sample_engines.vllm_pre_50874:RoutedExpertsCapturer", impl};
   if (impl == "sglang") return kSglangUpstream;
   if (impl == "sglang-miles") return kSglangMiles;
+  if (impl == "ascend") return kAscend;
   return kVllm50874;
 }
 Sample fixed_sample(const std::string& impl) {
   if (impl.rfind("sglang", 0) == 0) return {"sglang_capture_sample:FixedRoutedExpertsCapturer", "sglang-fixed"};
+  if (impl.rfind("ascend", 0) == 0) return kAscendFixed;
   return {"sample_engines.r3_fixed:RoutedExpertsCapturer", "r3-fixed"};
 }
 
@@ -76,9 +80,11 @@ class ExportedPytest : public ::testing::Test {
   const fs::path dir_ = scratch_.path();
 };
 
-// The engines with sample engines in examples/python: vLLM's and SGLang's. vllm-ascend has none
-// yet (its entries are exported and checked below, against the plugin's own module name).
-bool has_sample(const Case& c) { return to_string(c.engine) == "vllm" || to_string(c.engine) == "sglang"; }
+// Every per-step engine has sample engines in examples/python: vLLM's, SGLang's and vllm-ascend's.
+bool has_sample(const Case& c) {
+  const std::string_view engine = to_string(c.engine);
+  return engine == "vllm" || engine == "sglang" || engine == "ascend";
+}
 
 TEST_F(ExportedPytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) {
   R3FUZZ_NEED_TORCH();
@@ -101,7 +107,7 @@ TEST_F(ExportedPytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) {
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
     EXPECT_NE(fixed.out.find(" passed in "), std::string::npos) << fixed.out;
   }
-  EXPECT_GE(sampled, 12);  // 7 vLLM, 5 SGLang (S1 to S5)
+  EXPECT_GE(sampled, 18);  // 7 vLLM, 5 SGLang (S1 to S5), 6 vllm-ascend (A1 to A5)
 }
 
 // A vllm-ascend entry exports a module whose default capturer is the plugin's patched one; without
@@ -118,6 +124,51 @@ TEST_F(ExportedPytest, AnAscendEntryNamesThePluginsCapturerItCannotLoadHere) {
                      "(ModuleNotFoundError: No module named 'vllm_ascend'); set R3FUZZ_ENGINE=MODULE:CLASS"),
             std::string::npos)
       << out;
+}
+
+// vllm-ascend's production layouts (corpus/production/ascend-*, each from the plugin's tests or
+// docs): each does on the sample of the plugin's capture what its "expect" says (a layout without
+// one passes), and passes on the fixed sample.
+TEST_F(ExportedPytest, AscendProductionEntriesDoWhatTheirExpectSays) {
+  R3FUZZ_NEED_TORCH();
+  int ran = 0;
+  for (const auto& e : fs::directory_iterator(kSource / "corpus/production")) {
+    if (e.path().extension() != ".json" || e.path().filename().string().rfind("ascend-", 0) != 0) continue;
+    SCOPED_TRACE(e.path().filename().string());
+    auto c = read_case_file(e.path().string());
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ++ran;
+    const fs::path module = exported(e.path());
+    const PytestRun sample = pytest(module, kAscend);
+    EXPECT_EQ(sample.exit_code, c->expect ? 1 : 0) << sample.out;
+    if (c->expect && c->expect->severity == Severity::latent) {  // only TP ranks > 0 fail
+      EXPECT_EQ(sample.out.find("tp0]"), std::string::npos) << sample.out;
+    }
+    const PytestRun fixed = pytest(module, kAscendFixed);
+    EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
+  }
+  EXPECT_EQ(ran, 6);
+}
+
+// A1 (issue #15451) as the plugin's maintainers would read it: TP rank 0 keeps row 1 from before
+// the step, TP rank 1 writes its own share. The plugin's own capture at main 182b75ea prints the
+// same lines (docs/reports/ascend-real-code.md).
+TEST_F(ExportedPytest, AscendIssue15451NamesTheRowsTpRanksLeaveOrMisplace) {
+  R3FUZZ_NEED_TORCH();
+  const fs::path module = exported(kSource / "corpus/regression/ascend-wrong_rows-dp1-tp2-b1-issue-15451.json");
+  const PytestRun run = pytest(module, kAscend);
+  EXPECT_EQ(run.exit_code, 1);
+  const std::string name = module.filename().string();
+  for (const std::string& line : std::vector<std::string>{
+           "\nbuffer row 1 of dp 0 tp 0 holds its value from before the step, expected token (0, 1) (1 buffer row wrong)",
+           "\nbuffer row 0 of dp 0 tp 1 holds token (0, 1), expected token (0, 0) (2 buffer rows wrong); latent: only "
+           "TP rank 0's buffer is published",
+           "\nFAILED " + name + "::test_rank_captures_its_tokens[dp0-tp0]",
+           "\nFAILED " + name + "::test_rank_captures_its_tokens[dp0-tp1]",
+       }) {
+    EXPECT_NE(run.out.find(line + "\n"), std::string::npos) << line << "\n---\n" << run.out;
+  }
+  EXPECT_NE(run.out.find("2 failed, 1 passed in "), std::string::npos) << run.out;
 }
 
 // docs/FINDINGS.md #4 as its maintainers would read it: the second micro-batch's token in row 0.

@@ -16,8 +16,11 @@ inline constexpr std::string_view kAscendHarness = R"PY(
 class ExtraContext:
     """vllm_ascend.ascend_forward_context._EXTRA_CTX: the step's comm type, which capture's branch 5 reads."""
 
-    def __init__(self, comm):
+    def __init__(self, comm, num_tokens):
         self.moe_comm_type = comm
+        # Not read by the plugin's capture: the rank's own token count, which a fixed capture needs
+        # with DP = 1 (no dp_metadata carries it there); in the plugin the model runner knows it.
+        self.capture_num_tokens = num_tokens
 
 
 class Dist:
@@ -63,7 +66,8 @@ def run_rank(engine, monkeypatch, dp, tp, rows):
         monkeypatch.setattr(module, "get_forward_context", lambda: context, raising=False)
         monkeypatch.setattr(module, "get_tp_group", lambda: tp_group, raising=False)
         monkeypatch.setattr(module, "dist", Dist(tp_group), raising=False)
-        monkeypatch.setattr(module, "_EXTRA_CTX", ExtraContext(getattr(module.MoECommType, COMM)), raising=False)
+        extra = ExtraContext(getattr(module.MoECommType, COMM), NUM_TOKENS[dp])
+        monkeypatch.setattr(module, "_EXTRA_CTX", extra, raising=False)
         try:
             capturer.capture(LAYER, tensor(call["received"][rank]))
         except Exception as e:  # any exception: the capture rejected the step

@@ -18,7 +18,7 @@ TEST(AscendExport, Issue15451sStepAsAPytestOfThePatchedCapture) {
                            "COMM = \"MC2\"  # the step's MoECommType",
                            "    (0, 0): [(0, \"token\", 0, 0, 2)],\n    (0, 1): [(0, \"token\", 0, 0, 2)],",
                            "\"received\": [0, 2], \"tp_gather\": [1, 1]",
-                           "monkeypatch.setattr(module, \"_EXTRA_CTX\", ExtraContext(getattr(module.MoECommType, COMM))",
+                           "extra = ExtraContext(getattr(module.MoECommType, COMM), NUM_TOKENS[dp])",
                            "monkeypatch.setattr(module, \"dist\", Dist(tp_group), raising=False)"}) {
     EXPECT_NE(text->find(line), std::string::npos) << line;
   }
