@@ -109,6 +109,9 @@ class EngineModel {
   // engine with it takes, and what its capture is handed under it. Called only for an applying
   // fault on a call of the engine that was not rejected.
   virtual bool has_fault(Fault f) const = 0;
+  // The engine's own rows of the mutant table (own_fault ids, declared in its folder), which
+  // all_faults() lists after the layout faults; has_fault covers them too.
+  virtual std::span<const FaultEntry> own_faults() const { return {}; }
   virtual void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) const = 0;
   virtual CaptureCall call_under_fault(Fault f, CaptureCall call) const {
     (void)f;

@@ -11,16 +11,8 @@
 namespace r3 {
 namespace {
 
-struct FaultInfo {
-  Fault fault;
-  std::string_view name;
-  std::string_view bug_class;
-  FaultLayer layer;
-  std::string_view description;
-};
-
-// In Fault's order (info() indexes it), none first.
-constexpr std::array<FaultInfo, 19> kFaults{{
+// The layout faults, in Fault's order (entry() indexes it), none first.
+constexpr std::array<FaultEntry, kFirstOwnFault> kLayoutFaults{{
     {Fault::none, "none", "none", FaultLayer::decision, "no fault"},
     {Fault::replay_per_rank, "replay-per-rank", "overflow", FaultLayer::allocation,
      "monolithic replay buffer of M rows (vLLM before PR #50874)"},
@@ -45,41 +37,47 @@ constexpr std::array<FaultInfo, 19> kFaults{{
     {Fault::off_by_one_copy, "off-by-one-copy", "overflow", FaultLayer::decision,
      "every copy of a call moves one row too many (SGLang: every copy the window publishes)"},
     {Fault::chunk_row0, "chunk-row0", "ordering", FaultLayer::decision, "every DP chunk is written at buffer row 0"},
-    // SGLang's: the mismatches its design invites between the layout capture sees and the window.
-    {Fault::window_request_bucket, "window-request-bucket", "ordering", FaultLayer::decision,
-     "a decode/verify-graph window under DP attention starts at r*bs (requests) instead of r*bs*w (tokens), "
-     "upstream's cuda_graph_batch"},
-    {Fault::no_attn_tp_gather, "no-attn-tp-gather", "wrong rows", FaultLayer::gather,
-     "capture writes its attn-TP slice without the attn-TP all-gather (DeepEP and the scattered backends)"},
-    {Fault::no_attn_tp_align, "no-attn-tp-align", "ordering", FaultLayer::decision,
-     "a DP-gathered rank's rows looked up at offsets of the raw counts n, not of the attn_tp-aligned a"},
-    {Fault::tbo_row0, "tbo-row0", "ordering", FaultLayer::decision,
-     "every TBO child written at row 0 (sglang-fixed's TBO fix undone)"},
-    // vllm-ascend's: the slots of the branch-5 TP all-gather, which must match what each TP rank holds.
-    {Fault::alltoall_floor_first, "alltoall-floor-first", "collective / ordering", FaultLayer::gather,
-     "the ALLTOALL TP all-gather cuts its buffer floor-sized parts first, where prepare's tensor_split put ceil first"},
-    {Fault::mc2_own_count, "mc2-own-count", "collective / ordering", FaultLayer::gather,
-     "the MC2 TP all-gather sizes its slots ceil(n_d/T) from the rank's own count, where prepare pads from the step's largest"},
 }};
 
-constexpr bool table_in_enum_order() {
-  for (size_t i = 0; i < kFaults.size(); ++i)
-    if (static_cast<size_t>(kFaults[i].fault) != i) return false;
+constexpr bool layout_table_in_enum_order() {
+  for (size_t i = 0; i < kLayoutFaults.size(); ++i)
+    if (static_cast<size_t>(kLayoutFaults[i].fault) != i) return false;
   return true;
 }
-static_assert(table_in_enum_order(), "kFaults is indexed by Fault");
+static_assert(layout_table_in_enum_order(), "kLayoutFaults is indexed by Fault");
 
-constexpr std::array<Fault, kFaults.size() - 1> kTable = [] {
-  std::array<Fault, kFaults.size() - 1> order{};
-  for (size_t i = 1; i < kFaults.size(); ++i) order[i - 1] = kFaults[i].fault;
-  return order;
-}();
+// The whole table: the layout faults, then every registered engine's own (engines register
+// before the first fault is named, at start-up).
+struct FaultTable {
+  std::vector<Fault> order;
+  std::vector<FaultEntry> own;
+};
 
-const FaultInfo& info(Fault f) { return kFaults[static_cast<size_t>(f)]; }
+const FaultTable& table() {
+  static const FaultTable t = [] {
+    FaultTable out;
+    for (size_t i = 1; i < kLayoutFaults.size(); ++i) out.order.push_back(kLayoutFaults[i].fault);
+    for (const EngineModel* model : engine_models())
+      for (const FaultEntry& e : model->own_faults()) {
+        out.order.push_back(e.fault);
+        out.own.push_back(e);
+      }
+    return out;
+  }();
+  return t;
+}
+
+const FaultEntry& entry(Fault f) {
+  const auto id = static_cast<size_t>(f);
+  if (id < kLayoutFaults.size()) return kLayoutFaults[id];
+  for (const FaultEntry& e : table().own)
+    if (e.fault == f) return e;
+  return kLayoutFaults[0];  // not a fault of the table: only a Fault cast from a number gets here
+}
 
 }  // namespace
 
-std::span<const Fault> all_faults() { return kTable; }
+std::span<const Fault> all_faults() { return table().order; }
 
 std::vector<Fault> faults_for(Engine engine) {
   std::vector<Fault> out;
@@ -96,7 +94,7 @@ CaptureCall call_under_fault(Fault f, CaptureCall call) {
   return model.call_under_fault(f, std::move(call));
 }
 
-std::string_view to_string(Fault f) { return info(f).name; }
+std::string_view to_string(Fault f) { return entry(f).name; }
 
 std::string_view to_string(FaultLayer layer) {
   switch (layer) {
@@ -108,11 +106,11 @@ std::string_view to_string(FaultLayer layer) {
   return "?";
 }
 
-std::string_view fault_class(Fault f) { return info(f).bug_class; }
+std::string_view fault_class(Fault f) { return entry(f).bug_class; }
 
-std::string_view fault_description(Fault f) { return info(f).description; }
+std::string_view fault_description(Fault f) { return entry(f).description; }
 
-FaultLayer fault_layer(Fault f) { return info(f).layer; }
+FaultLayer fault_layer(Fault f) { return entry(f).layer; }
 
 Result<Fault> parse_fault(std::string_view name) {
   std::string names;

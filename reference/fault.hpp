@@ -5,6 +5,7 @@
 // a capture decision is written here once.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,19 @@
 
 namespace r3 {
 
-enum class Fault {
+// Where in an engine the bug sits. A carrier injects a fault in that layer when it has one:
+// the GPU pipeline carries gather faults in its all-gathers, the policy models (which have no
+// gather) emulate them in their decisions.
+enum class FaultLayer {
+  allocation,  // the size or element width of a buffer: apply_allocation_fault
+  check,       // a check the engine skips (layer-unchecked)
+  decision,    // which rows a capture call copies where: apply_decision_fault
+  gather,      // how the all-gathers lay out the ranks' rows
+};
+
+// The layout faults, which any engine whose capture has the layout can carry (each engine says
+// which in EngineModel::has_fault), then an engine's own faults (own_fault below).
+enum class Fault : uint16_t {
   none,                // no fault injected (an implementation's default; never in the table)
   replay_per_rank,     // replay buffer sized M (before #50874)
   replay_dp_under_ep,  // replay buffer sized M*D even under EP+SP
@@ -29,27 +42,30 @@ enum class Fault {
   narrow_int16,        // expert ids stored in int16 with E > 32767
   off_by_one_copy,     // every copy of a call moves one row too many
   chunk_row0,          // every DP chunk written at row 0
-  // SGLang's (docs/MUTANTS.md, "SGLang faults"):
-  window_request_bucket,  // graph window at r * bs (requests) instead of r * bs * w (tokens)
-  no_attn_tp_gather,      // capture writes the attn-TP slice, not its attn-TP all-gather
-  no_attn_tp_align,       // a rank's rows looked up at offsets of the unaligned counts n, not a
-  tbo_row0,               // every TBO child written at row 0
-  // vllm-ascend's (docs/MUTANTS.md, "vllm-ascend faults"): the branch-5 TP all-gather's slots.
-  alltoall_floor_first,  // ALLTOALL gather slots cut floor-sized first (tensor_split's order swapped)
-  mc2_own_count,         // MC2 gather slots sized from the rank's own count, not the step's largest
+};
+inline constexpr uint16_t kFirstOwnFault = static_cast<uint16_t>(Fault::chunk_row0) + 1;
+
+// An engine's own fault, declared in its folder (reference/engines/NAME/faults.hpp) and listed
+// by its EngineModel::own_faults(): its id derives from its table name (FNV-1a), so no engine
+// needs another's numbering. tests/reference/fault_test.cpp checks that no two ids collide.
+constexpr Fault own_fault(std::string_view name) {
+  uint32_t h = 2166136261u;
+  for (char ch : name) h = (h ^ static_cast<uint8_t>(ch)) * 16777619u;
+  return static_cast<Fault>(kFirstOwnFault + h % (0x10000u - kFirstOwnFault));
+}
+
+// A row of the mutant table: the fault, its name ("replay-per-rank"), the bug class it stands
+// for, the layer it sits in and what it changes, in one line.
+struct FaultEntry {
+  Fault fault;
+  std::string_view name;
+  std::string_view bug_class;
+  FaultLayer layer;
+  std::string_view description;
 };
 
-// Where in an engine the bug sits. A carrier injects a fault in that layer when it has one:
-// the GPU pipeline carries gather faults in its all-gathers, the policy models (which have no
-// gather) emulate them in their decisions.
-enum class FaultLayer {
-  allocation,  // the size or element width of a buffer: apply_allocation_fault
-  check,       // a check the engine skips (layer-unchecked)
-  decision,    // which rows a capture call copies where: apply_decision_fault
-  gather,      // how the all-gathers lay out the ranks' rows
-};
-
-// Every fault but none, in the table's order (docs/MUTANTS.md's): vLLM's, then SGLang's.
+// Every fault but none, in the table's order (docs/MUTANTS.md's): the layout faults, then each
+// engine's own, in registry order.
 std::span<const Fault> all_faults();
 // Those that apply to the engine (fault_applies), in the same order.
 std::vector<Fault> faults_for(Engine engine);
@@ -66,10 +82,9 @@ std::string_view fault_description(Fault f);
 
 FaultLayer fault_layer(Fault f);
 
-// Whether the fault is a bug an engine's capture can have: the vLLM faults live in vLLM's
-// paths (SP shards, DP chunks, the monolithic replay buffer), SGLang's in its DP gather, its
-// window and TBO; off-by-one-copy and tp-major-order fit both. A carrier carries only the
-// faults of the engine it serves.
+// Whether the fault is a bug an engine's capture can have (EngineModel::has_fault): a layout
+// fault where the engine has the layout, an engine's own fault in that engine. A carrier
+// carries only the faults of the engine it serves.
 bool fault_applies(Fault f, Engine engine);
 
 // Parses a table name ("none" is not one); the error lists every valid name.

@@ -8,6 +8,7 @@
 
 #include "gpu/detail/plan_support.hpp"
 #include "reference/capturer.hpp"
+#include "reference/engines/sglang/faults.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/engines/sglang/policy.hpp"
 #include "reference/fault.hpp"
@@ -51,7 +52,7 @@ class SglangPlanner {
 
  private:
   bool capture_gathers_attn_tp() const {
-    return layout_.capture == CaptureLayout::deepep_gather && settings_.fault != Fault::no_attn_tp_gather;
+    return layout_.capture == CaptureLayout::deepep_gather && settings_.fault != sglang::kNoAttnTpGather;
   }
 
   // What each rank's capture is handed. Under DP attention with a2a none the MoE input is the

@@ -83,6 +83,7 @@ class AscendModel final : public EngineModel {
   std::string_view fixed_policy() const override { return kPolicyFixed; }
 
   bool has_fault(Fault f) const override { return ascend::has_fault(f); }
+  std::span<const FaultEntry> own_faults() const override { return ascend::own_faults(); }
   void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) const override {
     ascend::apply_decision_fault(f, call, out);
   }

@@ -4,6 +4,7 @@
 #include "reference/engines/sglang/faults.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "reference/engines/sglang/fields.hpp"
 
@@ -41,25 +42,25 @@ void no_attn_tp_align(const CaptureCall& call, CaptureDecision& out) {
   if (out.window) out.window->start = std::max<int64_t>(0, out.window->start + shift);
 }
 
+// An engine's own fault is no enumerator of Fault (its id comes from its name), so these are
+// tests in turn, not a switch. tp-major-order is the gather's (the pipeline's, or faulty_policy's
+// emulation), so nothing here.
 void apply_decision_fault_to(Fault f, const CaptureCall& call, CaptureDecision& out) {
-  switch (f) {
-    case Fault::off_by_one_copy:
-      for (Copy& copy : out.copies) copy.rows += 1;
-      return;
-    case Fault::window_request_bucket: return window_request_bucket(call, out);
-    case Fault::no_attn_tp_align: return no_attn_tp_align(call, out);
-    case Fault::no_attn_tp_gather:
-      // call_under_fault handed capture the slice; the copies read it, not a gather.
-      for (Copy& copy : out.copies) copy.from_tp_gather = false;
-      return;
-    case Fault::tbo_row0:
-      // sglang-fixed writes TBO child k at its rows' place in the batch (call_rows[k][r].lo).
-      if (call.call_count > 1)
-        for (Copy& copy : out.copies)
-          copy.dst_row -= forward_of(call)->call_rows[static_cast<size_t>(call.call_index)][static_cast<size_t>(call.dp_rank)].lo;
-      for (Copy& copy : out.copies) copy.dst_row = std::max<int64_t>(0, copy.dst_row);
-      return;
-    default: return;  // tp-major-order is the gather's (the pipeline's, or faulty_policy's emulation)
+  if (f == Fault::off_by_one_copy) {
+    for (Copy& copy : out.copies) copy.rows += 1;
+  } else if (f == kWindowRequestBucket) {
+    window_request_bucket(call, out);
+  } else if (f == kNoAttnTpAlign) {
+    no_attn_tp_align(call, out);
+  } else if (f == kNoAttnTpGather) {
+    // call_under_fault handed capture the slice; the copies read it, not a gather.
+    for (Copy& copy : out.copies) copy.from_tp_gather = false;
+  } else if (f == kTboRow0) {
+    // sglang-fixed writes TBO child k at its rows' place in the batch (call_rows[k][r].lo).
+    if (call.call_count > 1)
+      for (Copy& copy : out.copies)
+        copy.dst_row -= forward_of(call)->call_rows[static_cast<size_t>(call.call_index)][static_cast<size_t>(call.dp_rank)].lo;
+    for (Copy& copy : out.copies) copy.dst_row = std::max<int64_t>(0, copy.dst_row);
   }
 }
 
@@ -86,25 +87,32 @@ void tp_major_order(const CaptureCall& call, int64_t s, CaptureDecision& out) {
   out.copies = std::move(reads);
 }
 
+constexpr std::array<FaultEntry, 4> kOwnFaults{{
+    {kWindowRequestBucket, "window-request-bucket", "ordering", FaultLayer::decision,
+     "a decode/verify-graph window under DP attention starts at r*bs (requests) instead of r*bs*w (tokens), "
+     "upstream's cuda_graph_batch"},
+    {kNoAttnTpGather, "no-attn-tp-gather", "wrong rows", FaultLayer::gather,
+     "capture writes its attn-TP slice without the attn-TP all-gather (DeepEP and the scattered backends)"},
+    {kNoAttnTpAlign, "no-attn-tp-align", "ordering", FaultLayer::decision,
+     "a DP-gathered rank's rows looked up at offsets of the raw counts n, not of the attn_tp-aligned a"},
+    {kTboRow0, "tbo-row0", "ordering", FaultLayer::decision,
+     "every TBO child written at row 0 (sglang-fixed's TBO fix undone)"},
+}};
+
 }  // namespace
 
+std::span<const FaultEntry> own_faults() { return kOwnFaults; }
+
 bool has_fault(Fault f) {
-  switch (f) {
-    case Fault::tp_major_order:
-    case Fault::off_by_one_copy:
-    case Fault::window_request_bucket:
-    case Fault::no_attn_tp_gather:
-    case Fault::no_attn_tp_align:
-    case Fault::tbo_row0: return true;
-    default: return false;
-  }
+  if (f == Fault::tp_major_order || f == Fault::off_by_one_copy) return true;
+  return std::any_of(kOwnFaults.begin(), kOwnFaults.end(), [f](const FaultEntry& e) { return e.fault == f; });
 }
 
 void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) { apply_decision_fault_to(f, call, out); }
 
 CaptureCall call_under_fault(Fault f, CaptureCall call) {
   const ForwardLayout* lay = forward_of(call);
-  if (f == Fault::no_attn_tp_gather && lay && lay->capture == CaptureLayout::deepep_gather) call.rows_written = call.rows;
+  if (f == kNoAttnTpGather && lay && lay->capture == CaptureLayout::deepep_gather) call.rows_written = call.rows;
   return call;
 }
 

@@ -3,12 +3,27 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "reference/capture.hpp"
 #include "reference/fault.hpp"
 #include "reference/policy.hpp"
 
 namespace r3::sglang {
+
+// SGLang's own faults (docs/MUTANTS.md, "SGLang faults"): the mismatches its design invites
+// between the layout capture sees and the window.
+// window-request-bucket: the graph window at r * bs (requests), not r * bs * w (tokens).
+inline constexpr Fault kWindowRequestBucket = own_fault("window-request-bucket");
+// no-attn-tp-gather: capture writes its attn-TP slice, not the slice's attn-TP all-gather.
+inline constexpr Fault kNoAttnTpGather = own_fault("no-attn-tp-gather");
+// no-attn-tp-align: a rank's rows looked up at offsets of the unaligned counts n, not a.
+inline constexpr Fault kNoAttnTpAlign = own_fault("no-attn-tp-align");
+// tbo-row0: every TBO child written at row 0.
+inline constexpr Fault kTboRow0 = own_fault("tbo-row0");
+
+// Their rows of the mutant table, in that order.
+std::span<const FaultEntry> own_faults();
 
 bool has_fault(Fault f);
 // The decision as an SGLang capture with `f` takes it, from the correct, not rejected `out`.

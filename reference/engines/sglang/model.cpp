@@ -67,6 +67,7 @@ class SglangModel final : public EngineModel {
   std::string_view fixed_policy() const override { return "sglang-fixed"; }
 
   bool has_fault(Fault f) const override { return sglang::has_fault(f); }
+  std::span<const FaultEntry> own_faults() const override { return sglang::own_faults(); }
   void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) const override {
     sglang::apply_decision_fault(f, call, out);
   }

@@ -75,17 +75,9 @@ void floor_sp(const CaptureCall& call, CaptureDecision& out) {
 
 }  // namespace
 
-bool has_fault(Fault f) {
-  switch (f) {
-    case Fault::window_request_bucket:
-    case Fault::no_attn_tp_gather:
-    case Fault::no_attn_tp_align:
-    case Fault::tbo_row0: return false;  // SGLang's window, attn-TP gather and TBO
-    case Fault::alltoall_floor_first:
-    case Fault::mc2_own_count: return false;  // vllm-ascend's comm-type gathers
-    default: return f != Fault::none;
-  }
-}
+// Every layout fault fits vLLM's capture (its SP shards, DP chunks and monolithic replay
+// buffer); it has no faults of its own.
+bool has_fault(Fault f) { return f != Fault::none && static_cast<uint16_t>(f) < kFirstOwnFault; }
 
 void apply_decision_fault(Fault f, const CaptureCall& call, CaptureDecision& out) {
   switch (f) {

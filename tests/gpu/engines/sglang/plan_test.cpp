@@ -7,6 +7,7 @@
 #include "tests/support/sglang_fixtures.hpp"
 
 #include "fuzz/oracle/judge.hpp"
+#include "reference/engines/sglang/faults.hpp"
 #include "reference/engines/sglang/fields.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
@@ -70,7 +71,7 @@ TEST(GpuSglang, SumLenGatherConcatenatesAlignedCounts) {
   EXPECT_EQ(rows_of(out, c, 1, 1, 2), (std::vector<std::string>{"token (1, 0)", untouched(1)}));
   EXPECT_EQ(verdict_of(c, out), Verdict::pass);
   // no-attn-tp-align: dp 1 looked up at sum(n[:1]) = 3, rank 0's padding row.
-  const ConcreteOutcome wrong = run(*gpu(Fault::no_attn_tp_align, "sglang-fixed"), c);
+  const ConcreteOutcome wrong = run(*gpu(sglang::kNoAttnTpAlign, "sglang-fixed"), c);
   EXPECT_EQ(rows_of(wrong, c, 1, 0, 1), (std::vector<std::string>{"token (0, 3)"}));
   EXPECT_EQ(rows_of(wrong, c, 0, 0, 3), (std::vector<std::string>{"token (0, 0)", "token (0, 1)", "token (0, 2)"}));
 }
@@ -90,7 +91,7 @@ TEST(GpuSglang, VerifyGraphWindowAtTheRequestBucketReadsTheRankBefore) {
     EXPECT_EQ(verdict_of(c, out), Verdict::pass);
   }
   // window-request-bucket puts upstream's bug into the fix.
-  const ConcreteOutcome faulty = run(*gpu(Fault::window_request_bucket, "sglang-fixed"), c);
+  const ConcreteOutcome faulty = run(*gpu(sglang::kWindowRequestBucket, "sglang-fixed"), c);
   EXPECT_EQ(rows_of(faulty, c, 1, 0, 1), (std::vector<std::string>{"token (0, 2)"}));
 }
 
@@ -112,7 +113,7 @@ TEST(GpuSglang, DeepepCaptureAllGathersTheAttnTpSlices) {
               (std::vector<std::string>{"token (0, 0)", "token (0, 1)", "token (0, 2)", untouched(3)}));
   EXPECT_EQ(verdict_of(c, out), Verdict::pass);
   // no-attn-tp-gather: each TP rank writes its own slice: tp 1 publishes tokens 2, 3.
-  const ConcreteOutcome faulty = run(*gpu(Fault::no_attn_tp_gather, "sglang"), c);
+  const ConcreteOutcome faulty = run(*gpu(sglang::kNoAttnTpGather, "sglang"), c);
   EXPECT_EQ(rows_of(faulty, c, 0, 0, 3), (std::vector<std::string>{"token (0, 0)", "token (0, 1)", untouched(2)}));
   EXPECT_EQ(rows_of(faulty, c, 0, 1, 2), (std::vector<std::string>{"token (0, 2)", "token (0, 3)"}));
 }
@@ -145,7 +146,7 @@ TEST(GpuSglang, TboWritesBothChildrenAndTheFixPlacesTheSecondAtItsOffset) {
   EXPECT_EQ(rows_of(fixed, c, 1, 0, 3), (std::vector<std::string>{"token (1, 0)", "token (1, 1)", untouched(2)}));
   EXPECT_EQ(verdict_of(c, fixed), Verdict::pass);
   // tbo-row0: the second child overwrites the first at row 0.
-  const ConcreteOutcome faulty = run(*gpu(Fault::tbo_row0, "sglang-fixed"), c);
+  const ConcreteOutcome faulty = run(*gpu(sglang::kTboRow0, "sglang-fixed"), c);
   EXPECT_EQ(rows_of(faulty, c, 0, 0, 3), (std::vector<std::string>{"token (0, 2)", "token (0, 3)", untouched(2)}));
   EXPECT_EQ(rows_of(faulty, c, 1, 0, 2), (std::vector<std::string>{"token (1, 1)", untouched(1)}));
 }

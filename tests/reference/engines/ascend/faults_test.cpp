@@ -24,22 +24,22 @@ CaptureDecision faulty(Fault f, const Case& c, int dp, int tp) {
 TEST(AscendFault, AlltoallFloorFirstGivesTpZeroAShortSlot) {
   Case c = test::ascend_case(1, 2, true, false, {5});
   fields_of(c)->lora = true;
-  EXPECT_EQ(faulty(Fault::alltoall_floor_first, c, 0, 0).error,
+  EXPECT_EQ(faulty(ascend::kAlltoallFloorFirst, c, 0, 0).error,
             "collective: TP rank 0 sends 3 rows into an all_gather slot of 2 (alltoall-floor-first)");
-  EXPECT_EQ(faulty(Fault::alltoall_floor_first, c, 0, 1).error,
+  EXPECT_EQ(faulty(ascend::kAlltoallFloorFirst, c, 0, 1).error,
             "collective: TP rank 1 sends 2 rows into an all_gather slot of 3 (alltoall-floor-first)");
-  EXPECT_FALSE(faulty(Fault::mc2_own_count, c, 0, 0).rejected);  // not MC2
+  EXPECT_FALSE(faulty(ascend::kMc2OwnCount, c, 0, 0).rejected);  // not MC2
 }
 
 TEST(AscendFault, Mc2OwnCountMissesThePaddingToTheLargest) {
   const Case c = test::ascend_case(2, 2, true, false, {3, 1});  // no SP (v0.26): every rank holds ceil(3/2)
-  EXPECT_FALSE(faulty(Fault::mc2_own_count, c, 0, 0).rejected);
-  EXPECT_EQ(faulty(Fault::mc2_own_count, c, 1, 0).error,
+  EXPECT_FALSE(faulty(ascend::kMc2OwnCount, c, 0, 0).rejected);
+  EXPECT_EQ(faulty(ascend::kMc2OwnCount, c, 1, 0).error,
             "collective: TP rank 0 sends 2 rows into an all_gather slot of 1 (mc2-own-count)");
 }
 
 TEST(AscendFault, OnlyAscendHasThem) {
-  EXPECT_TRUE(fault_applies(Fault::mc2_own_count, engine()));
+  EXPECT_TRUE(fault_applies(ascend::kMc2OwnCount, engine()));
   EXPECT_FALSE(fault_applies(Fault::no_trim, engine()));
 }
 
