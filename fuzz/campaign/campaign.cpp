@@ -146,6 +146,7 @@ Result<CampaignReport> run_campaign(const CampaignOptions& options,
   report.workers = ran.started;
   report.threads_refused = ran.refused;
   report.interrupted = hooks.stop && hooks.stop->load(std::memory_order_relaxed);
+  report.internal_error = ran.judge_failure;
   R3_TRY_STATUS(merge.finish());
   report.timing.elapsed_seconds = seconds_since(start);
   if (hooks.on_progress) hooks.on_progress({report.cases, merge.unique_failures(), report.timing.elapsed_seconds});

@@ -15,6 +15,7 @@
 #include "fuzz/campaign/grouping.hpp"
 #include "fuzz/oracle/judge_case.hpp"
 #include "fuzz/generate/generator.hpp"
+#include "fuzz/io/exit_codes.hpp"
 #include "fuzz/oracle/verdict.hpp"
 #include "reference/implementation.hpp"
 
@@ -104,9 +105,12 @@ struct CampaignReport {
   // then its words for the first it refused. In no report, which is the same for every count.
   size_t workers = 1;
   std::optional<std::string> threads_refused;
+  // A judgement that threw ("case N: what", case_pipeline.hpp): the report covers the cases
+  // before it, and the run exits kInternalErrorExit.
+  std::optional<std::string> internal_error;
   bool failed() const;            // any failure, or any latent finding under --strict
   int64_t occurrences(const Finding& f) const;  // cases over all its failures
-  int exit_code() const { return failed() ? 1 : 0; }
+  int exit_code() const { return internal_error ? kInternalErrorExit : failed() ? kExitFinding : 0; }
 };
 
 // File name of a failure: its signature with '/' turned into '-'.

@@ -146,6 +146,8 @@ class Pipeline {
   Block* free_block(size_t worker);
   std::optional<Claim> claim();
   void judge(Block& block, const Claim& c);
+  bool judge_one(Block& block, uint64_t index, size_t in_block);
+  Result<bool> merge_one(const CaseOutcome& o);
   bool reached(uint64_t index, size_t in_block) const;
   void publish(Block& block);
   void try_merge(size_t worker, bool any_owner);
@@ -177,6 +179,10 @@ class Pipeline {
   std::atomic<uint64_t> merged_blocks_{0};        // advanced under merging_
   std::atomic<uint32_t> epoch_{0};                // moves when a block is merged or the run ends: wakes waiters
   std::optional<Error> error_;                    // under merging_
+  // The earliest case whose judgement threw, and what it threw (judge_failure).
+  std::mutex failure_mutex_;
+  std::optional<std::pair<uint64_t, std::string>> failure_;  // under failure_mutex_
+  void record_failure(uint64_t index, std::string what);
 };
 
 // Cancels the gate unless it was opened, so no path out of run() (an error, an exception) leaves
@@ -207,7 +213,13 @@ Result<PipelineWorkers> Pipeline::run() {
   }
   try_merge(0, true);  // one thread left: whatever was published last is merged now
   if (error_) return *error_;
+  if (failure_) started.judge_failure = "case " + std::to_string(failure_->first) + ": " + failure_->second;
   return started;
+}
+
+void Pipeline::record_failure(uint64_t index, std::string what) {
+  std::lock_guard lock(failure_mutex_);
+  if (!failure_ || index < failure_->first) failure_.emplace(index, std::move(what));
 }
 
 // Worker 0 is the calling thread; the others' threads start here and wait at the gate. The
@@ -313,17 +325,44 @@ void Pipeline::judge(Block& block, const Claim& c) {
   block.count = c.count;
   const Clock::time_point started = Clock::now();
   for (size_t i = 0; i < c.count; ++i) {
-    if (!reached(c.first + i, i)) {
+    // Past the end, or a judgement that threw: the merged prefix ends before this case.
+    if (!reached(c.first + i, i) || !judge_one(block, c.first + i, i)) {
       for (size_t rest = i; rest < c.count; ++rest) block.cases[rest].judged = false;
       cut(c.first + i);
       return;
     }
-    callbacks_.judge(block.owner, c.first + i, block.cases[i]);
   }
   const size_t size = block_size_.load(std::memory_order_relaxed);
   if (size < kMaxBlock && Clock::now() - started < kQuickBlock) {
     block_size_.store(std::min(kMaxBlock, size * 2), std::memory_order_relaxed);
   }
+}
+
+// False when the judgement threw: an exception must not leave a worker's thread (std::terminate
+// would end the process with every finding so far unwritten), so it is kept for the report.
+bool Pipeline::judge_one(Block& block, uint64_t index, size_t in_block) {
+  try {
+    callbacks_.judge(block.owner, index, block.cases[in_block]);
+    return true;
+  } catch (const std::exception& e) {
+    record_failure(index, e.what());
+  } catch (...) {
+    record_failure(index, "an exception that is no std::exception");
+  }
+  return false;
+}
+
+// The merge of one case; false, with the failure kept, when it threw (a shrink judges cases too):
+// the run ends before that case, its earlier findings merged and written.
+Result<bool> Pipeline::merge_one(const CaseOutcome& o) {
+  try {
+    return callbacks_.merge(o);
+  } catch (const std::exception& e) {
+    record_failure(o.index, e.what());
+  } catch (...) {
+    record_failure(o.index, "an exception that is no std::exception");
+  }
+  return false;
 }
 
 // False once the run is over at case `index`: a stop, the deadline, or a cut before it.
@@ -373,7 +412,7 @@ void Pipeline::merge_ready(size_t worker, bool any_owner) {
         closed_.store(true);  // time ran out or a signal came: the merged prefix is the run
         break;
       }
-      Result<bool> merged = callbacks_.merge(o);
+      Result<bool> merged = merge_one(o);
       if (!merged.ok()) error_ = merged.error();
       if (!merged.ok() || !*merged) closed_.store(true);
     }

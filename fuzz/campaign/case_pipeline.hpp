@@ -40,6 +40,10 @@ struct PipelineOptions {
 struct PipelineWorkers {
   size_t started = 1;                   // the calling thread included; worker numbers are 0 .. started-1
   std::optional<std::string> refused;   // why no more started: the system's words, or the cap's
+  // A judgement that threw (std::bad_alloc under a memory cap, or a bug in r3fuzz): "case N: what".
+  // The run stopped before case N as it stops at a signal, and the merged prefix is its report:
+  // an exception must not end a worker thread, which would end the process and lose every finding.
+  std::optional<std::string> judge_failure;
 };
 
 struct PipelineCallbacks {
@@ -58,8 +62,8 @@ struct PipelineCallbacks {
   std::function<void()> merged;
 };
 
-// Runs the stream until `cases`, the time, a stop, or a merge that ends it. The merged cases
-// are always a prefix 0 .. k-1 of the stream. Returns the workers that judged, or the error of
+// Runs the stream until `cases`, the time, a stop, a judgement that throws, or a merge that ends
+// it. The merged cases are always a prefix 0 .. k-1 of the stream. Returns the workers that judged, or the error of
 // `start` or of a merge.
 Result<PipelineWorkers> run_case_pipeline(const PipelineOptions& options, const PipelineCallbacks& callbacks);
 

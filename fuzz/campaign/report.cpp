@@ -116,8 +116,8 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
   std::string out = "r3fuzz run: seed " + std::to_string(r.options.seed) + ", mode " +
                     std::string(to_string(r.options.mode)) + ", budget " + budget_text(r.options) +
                     ", implementations " + impls + "\n";
-  out += std::to_string(r.cases) + " cases" + (r.interrupted ? " (interrupted)" : "") + "; judgements: " +
-         counts_text(d.judged) + "\n";
+  out += std::to_string(r.cases) + " cases" + (r.interrupted ? " (interrupted)" : "") +
+         (r.internal_error ? " (stopped by an internal error)" : "") + "; judgements: " + counts_text(d.judged) + "\n";
   out += "  by path:    " + counts_text(d.path) + "\n";
   out += "  by padding: " + counts_text(d.padding) + "\n";
   out += "  by sp:      " + counts_text(d.sp) + "\n";
@@ -149,6 +149,10 @@ std::string report_text(const CampaignReport& r, bool with_timing) {
     for (const auto& [impl, s] : r.timing.first_failure_seconds)
       out += "  first failure of " + terminal_safe(impl) + " after " + fixed(s, 6) + " s (" +
              std::to_string(r.timing.first_failure_cases.at(impl)) + " cases)\n";
+  }
+  if (r.internal_error) {
+    out += "internal error at " + terminal_safe(*r.internal_error) +
+           " (a bug in r3fuzz, or out of memory): this report covers the cases before it\n";
   }
   out += "result: " + std::to_string(failing_findings) + " failing and " + std::to_string(latent_findings) +
          " latent finding" + (failing_findings + latent_findings == 1 ? "" : "s") + " (" + std::to_string(failing) +
@@ -204,6 +208,7 @@ nlohmann::json report_json(const CampaignReport& r, bool with_timing) {
               {"strict", r.options.strict},
               {"cases", r.cases},
               {"interrupted", r.interrupted},
+              {"internal_error", r.internal_error ? json(*r.internal_error) : json(nullptr)},
               {"distribution",
                {{"path", d.path},
                 {"padding", d.padding},

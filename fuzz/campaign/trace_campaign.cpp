@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "fuzz/codec/trace_json.hpp"
@@ -178,27 +179,48 @@ Result<TraceCampaignReport> run_trace_campaign(const TraceCampaignOptions& o,
   };
 
   // Workers take indices in order; outcomes are merged in index order whatever finished first.
+  // A judgement that throws must not leave its thread (std::terminate would end the process with
+  // every finding unwritten): it stops the run at its index, as a signal would.
   std::mutex mutex;
   int64_t next = 0;
   std::map<int64_t, TraceOutcome> done;
+  std::optional<std::pair<int64_t, std::string>> failure;  // the earliest index that threw
+  auto fail = [&](int64_t index, std::string what) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!failure || index < failure->first) failure.emplace(index, std::move(what));
+  };
   auto worker = [&] {
     for (;;) {
       int64_t index = 0;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        if (next >= limit || out_of_time()) return;
+        if (next >= limit || failure || out_of_time()) return;
         index = next++;
       }
-      TraceOutcome outcome = judge_index(o, impls, index, start);
-      std::lock_guard<std::mutex> lock(mutex);
-      done.emplace(index, std::move(outcome));
+      try {
+        TraceOutcome outcome = judge_index(o, impls, index, start);
+        std::lock_guard<std::mutex> lock(mutex);
+        done.emplace(index, std::move(outcome));
+      } catch (const std::exception& e) {
+        return fail(index, e.what());
+      } catch (...) {
+        return fail(index, "an exception that is no std::exception");
+      }
     }
   };
   std::vector<std::thread> threads;
-  for (int i = 1; i < std::max(1, o.jobs); ++i) threads.emplace_back(worker);
+  for (int i = 1; i < std::max(1, o.jobs); ++i) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      report.threads_refused = e.what();  // the started ones judge every trace
+      break;
+    }
+  }
   worker();
   for (std::thread& t : threads) t.join();
   report.interrupted = stop != nullptr && stop->load();
+  if (failure) report.internal_error = "trace " + std::to_string(failure->first) + ": " + failure->second;
 
   // Under --time the workers may leave a gap: only the unbroken run of indices from 0 counts.
   std::map<std::string, size_t> finding_of;

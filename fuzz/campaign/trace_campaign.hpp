@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/io/exit_codes.hpp"
 #include "fuzz/oracle/judge_trace.hpp"
 #include "reference/engine.hpp"
 #include "reference/error.hpp"
@@ -51,10 +52,19 @@ struct TraceCampaignReport {
   int64_t invalid_draws = 0;  // draws the generator could not make valid (a generator bug: reported)
   std::string first_invalid;  // the first such draw's error
   bool interrupted = false;
+  // A judgement that threw ("trace N: what"; out of memory under a cap, or a bug): the report
+  // covers the traces before it, and the run exits kInternalErrorExit.
+  std::optional<std::string> internal_error;
+  // Fewer workers than asked for started (the system's words): they judged every trace, with the
+  // same report.
+  std::optional<std::string> threads_refused;
   double elapsed_seconds = 0;
   std::vector<TraceFinding> findings;  // in order of first trace
   std::vector<double> first_seconds;   // per finding, seconds to its first trace (not reproducible)
-  int exit_code() const { return findings.empty() && invalid_draws == 0 ? 0 : 1; }
+  int exit_code() const {
+    if (internal_error) return kInternalErrorExit;
+    return findings.empty() && invalid_draws == 0 ? 0 : kExitFinding;
+  }
 };
 
 Result<TraceCampaignReport> run_trace_campaign(const TraceCampaignOptions& options,

@@ -67,8 +67,8 @@ std::string trace_report_text(const TraceCampaignReport& r, bool with_timing) {
   std::string out = table(r);
   out += "r3fuzz run --traces: seed " + std::to_string(r.options.seed) + ", budget " + budget_text(r.options) +
          ", implementations " + joined(r.implementations) + "\n";
-  out += std::to_string(r.traces) + " traces" + (r.interrupted ? " (interrupted)" : "") + ", " + std::to_string(r.steps) +
-         " steps\n";
+  out += std::to_string(r.traces) + " traces" + (r.interrupted ? " (interrupted)" : "") +
+         (r.internal_error ? " (stopped by an internal error)" : "") + ", " + std::to_string(r.steps) + " steps\n";
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const TraceFinding& f = r.findings[i];
     out += "  finding " + std::to_string(i + 1) + ": " + std::string(to_string(f.verdict)) + " (" +
@@ -92,6 +92,10 @@ std::string trace_report_text(const TraceCampaignReport& r, bool with_timing) {
            fixed(r.elapsed_seconds > 0 ? r.steps / r.elapsed_seconds : 0.0, 0) + " steps/s\n";
     for (size_t i = 0; i < r.findings.size(); ++i)
       out += "  finding " + std::to_string(i + 1) + " first seen after " + fixed(r.first_seconds[i], 3) + " s\n";
+  }
+  if (r.internal_error) {
+    out += "internal error at " + terminal_safe(*r.internal_error) +
+           " (a bug in r3fuzz, or out of memory): this report covers the traces before it\n";
   }
   out += "result: " + std::to_string(r.findings.size()) + " trace finding" + (r.findings.size() == 1 ? "" : "s") + " in " +
          std::to_string(r.traces) + " traces (seed " + std::to_string(r.options.seed) + ", profile " +
@@ -123,6 +127,7 @@ nlohmann::json trace_report_json(const TraceCampaignReport& r, bool with_timing)
                         {"traces", r.traces},
                         {"steps", r.steps},
                         {"interrupted", r.interrupted},
+                        {"internal_error", r.internal_error ? nlohmann::json(*r.internal_error) : nlohmann::json(nullptr)},
                         {"invalid_draws", r.invalid_draws},
                         {"findings", std::move(findings)},
                         {"exit_code", r.exit_code()}};

@@ -14,7 +14,7 @@
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/codec/trace_json.hpp"
 #include "fuzz/exhaust/trace_space.hpp"
-#include "fuzz/io/terminal_text.hpp"
+#include "fuzz/io/exit_codes.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/cli/shared_options.hpp"
 #include "fuzz/cli/flag_error.hpp"
@@ -145,6 +145,11 @@ Result<int> exhaust_command(ExhaustFlags f) {
   const double seconds = elapsed();
   if (tty) std::cerr << "\r" << std::string(72, ' ') << "\r";
 
+  if (r.internal_error) {
+    std::cerr << "r3fuzz exhaust: internal error (a bug in r3fuzz, or out of memory): " << terminal_safe(*r.internal_error)
+              << "; the search stopped, so it proves nothing\n";
+    return kInternalErrorExit;
+  }
   if (r.threads_refused) {
     std::cerr << "r3fuzz exhaust: --jobs " << f.jobs << ": the system started only " << r.jobs
               << " worker thread(s) (" << terminal_safe(*r.threads_refused)

@@ -16,13 +16,11 @@
 #include "fuzz/campaign/shell_quote.hpp"
 #include "fuzz/cli/commands.hpp"
 #include "fuzz/cli/stop_signals.hpp"
+#include "fuzz/io/exit_codes.hpp"
 #include "fuzz/io/heap_policy.hpp"
 #include "fuzz/io/terminal_text.hpp"
 
 namespace {
-
-// Distinct from 0/1/2, so CI can tell a bug in r3fuzz from a finding or a bad input.
-constexpr int kInternalErrorExit = 3;
 
 // "r3fuzz bogus": CLI11 only says "A subcommand is required"; name the word and the commands.
 std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
@@ -83,7 +81,7 @@ int run(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Every input error travels as a value; an exception here is a bug in r3fuzz, not in the input.
     std::cerr << "r3fuzz: internal error (a bug in r3fuzz; please report it): " << r3::terminal_safe(e.what()) << "\n";
-    return kInternalErrorExit;
+    return r3::kInternalErrorExit;
   }
   if (outcome.error) {
     // The one exit of every error message (docs/SECURITY.md, "One terminal escape"). Messages

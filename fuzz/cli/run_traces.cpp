@@ -57,6 +57,10 @@ int run_traces(const RunTracesFlags& f, CommandOutcome& outcome) {
     };
   Result<TraceCampaignReport> report = run_trace_campaign(o, impls, shrink, stop.flag());
   if (!report) return usage_error(report.error().message);
+  if (report->threads_refused) {
+    std::cerr << "r3fuzz run: --jobs " << f.jobs << ": the system started fewer worker threads ("
+              << terminal_safe(*report->threads_refused) << "); they judged every trace, with the same report\n";
+  }
   if (f.json) {
     std::cout << terminal_json(trace_report_json(*report, f.timing)) << "\n";
   } else {

@@ -64,11 +64,34 @@ struct SearchState {
     return true;
   }
 
-  // `tally` gets one entry per unit checked, in increasing unit order.
+  // A check that throws (out of memory under a cap, or a bug) must not leave a worker's thread:
+  // std::terminate would end the process. It stops every worker, and the report says so rather
+  // than "no difference".
+  std::mutex failure_mutex;
+  std::optional<std::string> failure;  // under failure_mutex
+  std::atomic<bool> failed{false};
+
   void work(Found& found, std::vector<UnitTally>& tally) {
+    try {
+      search(found, tally);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    } catch (...) {
+      fail("an exception that is no std::exception");
+    }
+  }
+
+  void fail(std::string what) {
+    std::lock_guard lock(failure_mutex);
+    if (!failure) failure = std::move(what);
+    failed.store(true);
+  }
+
+  // `tally` gets one entry per unit checked, in increasing unit order.
+  void search(Found& found, std::vector<UnitTally>& tally) {
     CaseUnit unit;
     int64_t u = 0;
-    while (draw(unit, u)) {
+    while (!failed.load() && draw(unit, u)) {
       if (u > best_unit.load()) return;
       UnitTally& t = tally.emplace_back(UnitTally{u, 0, 0});
       int64_t position = 0;
@@ -139,6 +162,7 @@ ExhaustReport exhaust_search(const ExhaustBounds& bounds, const CaseCheck& check
   ExhaustReport report;
   report.jobs = std::max<int>(1, static_cast<int>(workers.size()));
   report.threads_refused = refused;
+  report.internal_error = state.failure;
   const Found* best = nullptr;
   for (const Found& f : found)
     if (f.unit != kNone && (!best || f.unit < best->unit)) best = &f;

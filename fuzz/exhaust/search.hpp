@@ -32,6 +32,9 @@ struct ExhaustReport {
   // (its words in threads_refused). The result is the same for any number.
   int jobs = 0;
   std::optional<std::string> threads_refused;
+  // A check that threw (its what()): the search stopped there and proves nothing; the rest of
+  // the report is not to be read.
+  std::optional<std::string> internal_error;
 };
 
 struct ExhaustProgress {

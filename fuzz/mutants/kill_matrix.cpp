@@ -164,6 +164,11 @@ MutantResult measure_mutant(const Mutant& m, const MutantsOptions& options) {
   bounds.profile = carrier_profile(engine, options.profile);
   bounds.engine = engine;
   const ExhaustReport report = exhaust_search(bounds, check, {options.jobs, {}});
+  if (report.internal_error) {  // a search that stopped proves no equivalence
+    r.status = MutantStatus::unavailable;
+    r.note = "no seed killed it, and the equivalence search stopped: internal error (" + *report.internal_error + ")";
+    return r;
+  }
   r.note = exhaust_statement(bounds, report);
   r.status = report.counterexample ? MutantStatus::survived : MutantStatus::equivalent;
   if (report.counterexample) {

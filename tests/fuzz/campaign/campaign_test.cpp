@@ -265,6 +265,63 @@ TEST(Campaign, EveryJobCountGivesTheSameReportAndFiles) {
   }
 }
 
+// vllm-pre-50874, running out of memory on every case with TP 3 and DP 3 (as a judgement does
+// under a memory cap).
+class OutOfMemoryOnTp3Dp3 final : public Implementation {
+ public:
+  OutOfMemoryOnTp3Dp3() : inner_(std::move(make_implementation("vllm-pre-50874", {})).value()) {}
+  std::string name() const override { return inner_->name(); }
+  Allocation allocate(const Case& c) const override {
+    if (c.topology.tp == 3 && c.topology.dp == 3) throw std::bad_alloc();
+    return inner_->allocate(c);
+  }
+  const CapturePolicy* policy() const override { return inner_->policy(); }
+  Result<ConcreteOutcome> run_concrete(const Case& c, const Step& step) const override {
+    (void)allocate(c);  // the same cases run out of memory in concrete mode
+    return inner_->run_concrete(c, step);
+  }
+  bool serves(Engine engine) const override { return inner_->serves(engine); }
+
+ private:
+  std::unique_ptr<Implementation> inner_;
+};
+
+// A judgement that throws on a worker's thread does not end the process: the campaign stops
+// before that case, its report (the same for every job count) covers the cases before it, the
+// findings so far are written, and the run exits 3 naming the case.
+TEST(Campaign, AJudgementThatThrowsStopsTheRunWithItsFindingsWritten) {
+  std::string text;
+  for (int jobs : {1, 2}) {
+    const test::ScratchDir scratch("r3fuzz-campaign-test");
+    CampaignOptions o = cases(2000);
+    o.jobs = jobs;
+    o.out_dir = (scratch.path() / "out").string();
+    auto make = []() -> Result<std::vector<std::unique_ptr<Implementation>>> {
+      std::vector<std::unique_ptr<Implementation>> out;
+      out.push_back(std::make_unique<OutOfMemoryOnTp3Dp3>());
+      return out;
+    };
+    CampaignHooks hooks;
+    hooks.make_impls = make;
+    const CampaignReport r = run_campaign(o, make().value(), hooks).value();
+    ASSERT_TRUE(r.internal_error.has_value());
+    EXPECT_EQ(*r.internal_error, "case " + std::to_string(r.cases) + ": std::bad_alloc");
+    EXPECT_GT(r.cases, 0);
+    EXPECT_EQ(r.exit_code(), 3);
+    EXPECT_FALSE(r.findings.empty());  // vllm-pre-50874 fails within the cases before it
+    EXPECT_EQ(files_under(o.out_dir).size(), r.failures.size() + r.findings.size());
+    std::string t = report_text(r, false);
+    for (size_t at; (at = t.find(o.out_dir)) != std::string::npos;) t.replace(at, o.out_dir.size(), "OUT");
+    EXPECT_NE(t.find(" cases (stopped by an internal error); judgements: "), std::string::npos) << t;
+    EXPECT_NE(t.find("\ninternal error at " + *r.internal_error +
+                     " (a bug in r3fuzz, or out of memory): this report covers the cases before it\n"),
+              std::string::npos)
+        << t;
+    if (jobs == 1) text = t;
+    EXPECT_EQ(t, text) << jobs << " jobs";
+  }
+}
+
 TEST(Campaign, LatentFindingsFailOnlyUnderStrict) {
   CampaignReport r;
   r.failures.push_back(Failure{});

@@ -11,7 +11,9 @@
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +112,44 @@ TEST(CasePipeline, AMergeThatEndsTheRunEndsItThere) {
 }
 
 // A stop (Ctrl-C) or the time ends an unbounded run: what was merged is a prefix of the cases.
+// A judgement that throws (std::bad_alloc under a memory cap) on a worker's thread would end the
+// process through std::terminate, losing every finding so far. The run stops before the earliest
+// case that threw, as at a stop, merges the prefix and says which case threw and what.
+TEST(CasePipeline, AJudgementThatThrowsEndsTheRunBeforeItsCase) {
+  for (size_t workers : {1, 3}) {
+    Recorder r(5000);
+    PipelineCallbacks c = r.callbacks();
+    const auto judge = c.judge;
+    c.judge = [judge](size_t worker, uint64_t index, CaseOutcome& out) {
+      if (index == 37 || index == 20) throw std::bad_alloc();
+      judge(worker, index, out);
+    };
+    PipelineOptions o;
+    o.workers = workers;
+    o.cases = 5000;
+    auto ran = run_case_pipeline(o, c);
+    ASSERT_TRUE(ran.ok()) << ran.error().message;
+    EXPECT_EQ(ran->judge_failure, "case 20: std::bad_alloc") << workers << " workers";
+    expect_prefix(r.merged, 20);
+  }
+}
+
+// The merge judges too (a shrink): a merge that throws ends the run before its case, the same way.
+TEST(CasePipeline, AMergeThatThrowsEndsTheRunBeforeItsCase) {
+  Recorder r(1000);
+  PipelineOptions o;
+  o.workers = 2;
+  o.cases = 1000;
+  auto ran = run_case_pipeline(o, r.callbacks([](const CaseOutcome& out) -> Result<bool> {
+    if (out.index == 400) throw std::runtime_error("shrink ran out of memory");
+    return true;
+  }));
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  EXPECT_EQ(ran->judge_failure, "case 400: shrink ran out of memory");
+  ASSERT_EQ(r.merged.size(), 401u);  // the merge callback saw case 400 before it threw
+  EXPECT_EQ(r.merged.back(), 400u);
+}
+
 TEST(CasePipeline, AStopOrTheDeadlineLeavesAPrefix) {
   for (size_t workers : {1, 3}) {
     std::atomic<bool> stop{false};

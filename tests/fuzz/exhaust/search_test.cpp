@@ -1,5 +1,7 @@
 #include "fuzz/exhaust/search.hpp"
 
+#include <new>
+
 #include <gtest/gtest.h>
 
 #include "fuzz/codec/case_json.hpp"
@@ -76,6 +78,20 @@ TEST(ExhaustSearch, PairSearchFindsTheSameSmallestDifferenceOnAnyThreadCount) {
   EXPECT_EQ(one.counterexample->position, four.counterexample->position);
   EXPECT_EQ(one.counterexample->detail, four.counterexample->detail);
   EXPECT_EQ(one.cases, four.cases);
+}
+
+// A check that throws on a worker's thread (out of memory under a cap) does not end the process,
+// and a search that stopped reports it rather than "no difference".
+TEST(ExhaustSearch, ACheckThatThrowsStopsTheSearchAndSaysSo) {
+  for (int jobs : {1, 3}) {
+    const CaseCheck check = [](const Case& c, const Step&) -> std::optional<std::string> {
+      if (c.topology.dp == 2 && c.topology.tp == 2) throw std::bad_alloc();
+      return std::nullopt;
+    };
+    const ExhaustReport r = exhaust_search(small(), check, {jobs, {}});
+    EXPECT_EQ(r.internal_error, "std::bad_alloc") << jobs << " jobs";
+    EXPECT_FALSE(r.counterexample.has_value());
+  }
 }
 
 TEST(ExhaustSearch, ProgressIsReportedWithTheUnitCount) {
