@@ -47,6 +47,18 @@ The project's sample engines (sample_engines/, written from docs/layout-contract
 
 The forward context also carries capture_row_offset and capture_chunk_size (the request's call
 row_offset and chunk_size), which vLLM's capture() never reads and a fixed capture needs.
+
+vllm-ascend (--engines ascend): the plugin replaces vLLM's capture() with its own
+(vllm_ascend/patch/worker/patch_routed_experts_capture.py), which also reads the step's comm type
+and gathers over the TP group with torch.distributed. For a request with "ascend" (docs/
+adapter-protocol.md, "vllm-ascend steps") the module's _EXTRA_CTX becomes a context whose
+moe_comm_type is the request's MoECommType member (and capture_num_tokens the rank's own count, for a
+fixed capture), and its dist an all_gather that fills the TP group's tensor_split slots with the
+request's tp_all_gather, raising when this rank's input does not fit its slot:
+
+    --engines ascend --engine vllm_ascend.patch.worker.patch_routed_experts_capture:RoutedExpertsCapturer \
+    --buffer-attr device_buffer --no-init
+    --engines ascend --engine sample_engines.ascend:RoutedExpertsCapturer --buffer-attr device_buffer
 """
 import argparse
 import importlib
@@ -79,6 +91,39 @@ def torch_tensor_of(values, like):
     return int32_rows(values, like.shape[-1])
 
 
+class FakeExtraContext:
+    """vllm_ascend.ascend_forward_context._EXTRA_CTX as the patched capture reads it."""
+
+    def __init__(self, comm, num_tokens):
+        self.moe_comm_type = comm
+        self.capture_num_tokens = num_tokens  # not the plugin's: the rank's own count, for a fixed capture
+
+
+class FakeDistributed:
+    """torch.distributed's all_gather(outputs, input, group) over the TP group: each output slot gets
+    its part of what r3fuzz says the TP all-gather returns on this rank."""
+
+    def __init__(self, tp_group):
+        self._group = tp_group
+
+    def all_gather(self, outputs, input_, group=None):
+        g = self._group
+        g.gathered = True
+        if g._gathered is None:
+            raise RuntimeError("all_gather on a group of one rank")
+        sizes = [int(o.shape[0]) for o in outputs]
+        if sizes[g.rank_in_group] != int(input_.shape[0]):
+            raise RuntimeError(f"all_gather: TP rank {g.rank_in_group} sends {int(input_.shape[0])} rows into a slot "
+                               f"of {sizes[g.rank_in_group]}")
+        gathered = int32_rows(g._gathered, int(input_.shape[1]))
+        if sum(sizes) != int(gathered.shape[0]):
+            raise RuntimeError(f"all_gather: slots of {sum(sizes)} rows for {int(gathered.shape[0])} gathered rows")
+        at = 0
+        for o in outputs:
+            o.copy_(gathered[at:at + o.shape[0]])
+            at += o.shape[0]
+
+
 def make_capturer(engine_class, buffer_attr, buffer, request, run_init=True):
     """The engine's capturer for one rank, holding `buffer` as its capture buffer. After PR #50874
     vLLM's capture() also reads self.dp_rank and self.tp_size (set from the parallel config)."""
@@ -105,6 +150,12 @@ def handle(module, engine_class, buffer_attr, request, run_init=True):
     module.get_dp_group = lambda: dp_group
     module.get_tp_group = lambda: tp_group
     module.tensor_model_parallel_all_gather = lambda tensor, dim=0: tp_group.all_gather(tensor, dim)
+    ascend = request.get("ascend")
+    if ascend is not None:  # vllm-ascend's patched capture reads these too
+        comm = getattr(module.MoECommType, ascend["moe_comm_type"])
+        module._EXTRA_CTX = FakeExtraContext(comm, ascend["num_tokens"])
+        tp_group.device_group = tp_group
+        module.dist = FakeDistributed(tp_group)
     buffer = torch.full((rows, layers, top_k), UNWRITTEN, dtype=torch.int32)
     capturer = make_capturer(engine_class, buffer_attr, buffer, request, run_init)
     layer = request["layer"]
@@ -130,6 +181,8 @@ def main():
     parser.add_argument("--replay-rows", default="max_num_tokens",
                         choices=["max_num_tokens", "dp_group", "dispatch_group"])
     parser.add_argument("--no-batch", action="store_true", help="one request per call per rank, not per case")
+    parser.add_argument("--engines", default="vllm",
+                        help="the engines whose steps it answers, comma-separated: vllm (the default), ascend")
     parser.add_argument("--no-init", action="store_true",
                         help="make the capturer without running __init__ (vLLM's takes a VllmConfig and a KVCacheConfig)")
     args = parser.parse_args()
@@ -151,6 +204,8 @@ def main():
                      "replay_rows": args.replay_rows}
             if not args.no_batch:
                 reply["batch"] = True
+            if args.engines != "vllm":
+                reply["engines"] = args.engines.split(",")
         elif kind == "batch":
             reply = {"replies": [handle(module, engine_class, args.buffer_attr, r, not args.no_init)
                                  for r in unpack(request)]}

@@ -61,7 +61,8 @@ class TensorTable {
 
 }  // namespace
 
-std::string batch_request(int64_t first_id, const json& case_json, const Step& step, const BufferShape& buffer) {
+std::string batch_request(int64_t first_id, const json& case_json, const Step& step, const BufferShape& buffer,
+                          const RequestContext* context) {
   TensorTable tensors(buffer.top_k);
   std::string requests;
   int64_t id = first_id;
@@ -69,7 +70,7 @@ std::string batch_request(int64_t first_id, const json& case_json, const Step& s
   for (const Call& call : step.calls) {
     for (size_t r = 0; r < call.rank_count(); ++r) {
       const RankView view = call.view(r);
-      json request = capture_request_fields(id++, step, call, view, buffer);
+      json request = capture_request_fields(id++, step, call, view, buffer, context);
       request["topk_ids"] = tensors.index(call, {view.received, view.rows.lo, view.rows.hi}, call.input_of(view));
       if (step.tp > 1) {
         std::vector<int64_t> parts;

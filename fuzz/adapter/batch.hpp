@@ -30,7 +30,7 @@ namespace r3 {
 // capture requests of every call and rank of `step`, with ids first_id, first_id + 1, ... in
 // that order.
 std::string batch_request(int64_t first_id, const nlohmann::json& case_json, const Step& step,
-                          const BufferShape& buffer);
+                          const BufferShape& buffer, const RequestContext* context = nullptr);
 
 // The requests of a batch as the unbatched exchange sends them (indexes resolved): what an
 // adapter does first, here for tests and for the documentation's example.

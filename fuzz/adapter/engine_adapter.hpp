@@ -47,9 +47,10 @@ class AdapterChannel {
   // Kills the adapter and returns `message` as the error.
   virtual Error fail(std::string message) = 0;
   // The base protocol's exchange of the step: a capture request per call and rank (one batch per
-  // case when the hello asked for batches), the replies applied as the host executor applies a
-  // model's decisions.
-  virtual Result<ConcreteOutcome> exchange_capture_requests(const Case& c, const Step& step) = 0;
+  // case when the hello asked for batches), each with the engine's `context` merged in (null:
+  // none), the replies applied as the host executor applies a model's decisions.
+  virtual Result<ConcreteOutcome> exchange_capture_requests(const Case& c, const Step& step,
+                                                            const RequestContext* context) = 0;
 };
 
 class EngineAdapter {

@@ -211,14 +211,15 @@ Result<json> ExternalImplementation::parse_reply(const std::string& line, const 
 // Call by call, rank by rank: the order an engine's ranks reach capture() in one step. Each
 // request is built just before it is sent, so a failure consumes the ids sent so far only.
 Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const json& case_json, const Step& step,
-                                                                        const BufferShape& buffer) const {
+                                                                        const BufferShape& buffer,
+                                                                        const RequestContext* context) const {
   std::vector<CaptureReply> out;
   for (const Call& call : step.calls) {
     for (size_t r = 0; r < call.rank_count(); ++r) {
       const RankView view = call.view(r);
       const int64_t id = next_id_++;
       const std::string what = "request " + std::to_string(id);
-      R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer).dump(), what, options_.timeout));
+      R3_TRY(std::string line, exchange(capture_request(id, case_json, step, call, view, buffer, context).dump(), what, options_.timeout));
       R3_TRY(const json reply, parse_reply(line, what));
       auto got_id = reply_id(reply);
       if (!got_id) return fail("the reply to " + what + ": " + got_id.error().message + ": " + quote_line(line));
@@ -235,13 +236,14 @@ Result<std::vector<CaptureReply>> ExternalImplementation::exchange_each(const js
 // The same requests in one line, and their replies in one line. --adapter-timeout bounds that
 // one reply: a batch is one exchange, and a hung adapter is found as fast as unbatched.
 Result<std::vector<CaptureReply>> ExternalImplementation::exchange_batch(const json& case_json, const Step& step,
-                                                                         const BufferShape& buffer) const {
+                                                                         const BufferShape& buffer,
+                                                                         const RequestContext* context) const {
   const int64_t first = next_id_;
   size_t count = 0;
   for (const Call& call : step.calls) count += call.rank_count();
   next_id_ += static_cast<int64_t>(count);
   const std::string what = batch_name(first, count);
-  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer), what, options_.timeout));
+  R3_TRY(std::string line, exchange(batch_request(first, case_json, step, buffer, context), what, options_.timeout));
   R3_TRY(const json reply, parse_reply(line, what));
   auto replies = read_batch_reply(reply, first, count, buffer);
   if (!replies) return fail("the reply to " + what + ": " + replies.error().message + ": " + quote_line(line));
@@ -270,8 +272,9 @@ class ExternalImplementation::Channel final : public AdapterChannel {
     return AdapterReply{std::move(line), std::move(reply)};
   }
   Error fail(std::string message) override { return impl_.fail(std::move(message)); }
-  Result<ConcreteOutcome> exchange_capture_requests(const Case& c, const Step& step) override {
-    return impl_.run_capture_requests(c, step);
+  Result<ConcreteOutcome> exchange_capture_requests(const Case& c, const Step& step,
+                                                    const RequestContext* context) override {
+    return impl_.run_capture_requests(c, step, context);
   }
 
  private:
@@ -291,7 +294,8 @@ Result<ConcreteOutcome> ExternalImplementation::run_concrete(const Case& c, cons
   return part->exchange_step(channel, c, step);
 }
 
-Result<ConcreteOutcome> ExternalImplementation::run_capture_requests(const Case& c, const Step& step) const {
+Result<ConcreteOutcome> ExternalImplementation::run_capture_requests(const Case& c, const Step& step,
+                                                                     const RequestContext* context) const {
   Allocation allocation;
   allocation.capture_rows = c.max_num_tokens;
   if (c.monolithic) allocation.replay_rows = replay_rows_for(hello_->replay_rows, c);
@@ -299,7 +303,7 @@ Result<ConcreteOutcome> ExternalImplementation::run_capture_requests(const Case&
   const json case_json = case_to_json(c);
 
   R3_TRY(std::vector<CaptureReply> ordered,
-         hello_->batch ? exchange_batch(case_json, step, buffer) : exchange_each(case_json, step, buffer));
+         hello_->batch ? exchange_batch(case_json, step, buffer, context) : exchange_each(case_json, step, buffer, context));
   std::map<std::tuple<int, int, int>, CaptureReply> replies;
   size_t next = 0;
   for (const Call& call : step.calls)

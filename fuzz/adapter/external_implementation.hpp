@@ -70,16 +70,16 @@ class ExternalImplementation final : public Implementation {
   // The replies to every capture request of a step, call by call, rank by rank: one round
   // trip per request, or one per case when the adapter's hello asked for batches.
   Result<std::vector<CaptureReply>> exchange_each(const nlohmann::json& case_json, const Step& step,
-                                                  const BufferShape& buffer) const;
+                                                  const BufferShape& buffer, const RequestContext* context) const;
   Result<std::vector<CaptureReply>> exchange_batch(const nlohmann::json& case_json, const Step& step,
-                                                   const BufferShape& buffer) const;
+                                                   const BufferShape& buffer, const RequestContext* context) const;
   Error ended(const std::string& what, const std::string& unfinished) const;
   // The reply line to `what` parsed strictly, within the reply budget (max_parsed_bytes, depth
   // 64); an error (which kills the adapter) names what is wrong and quotes the line.
   Result<nlohmann::json> parse_reply(const std::string& line, const std::string& what) const;
   // The base protocol's exchange of a step (capture requests, fuzz/adapter/protocol.hpp): what
   // an engine's part (fuzz/adapter/engine_adapter.hpp) asks for when its steps travel that way.
-  Result<ConcreteOutcome> run_capture_requests(const Case& c, const Step& step) const;
+  Result<ConcreteOutcome> run_capture_requests(const Case& c, const Step& step, const RequestContext* context) const;
   // The running adapter as an engine's part sees it; defined in the .cpp.
   class Channel;
 

@@ -168,7 +168,7 @@ Result<AdapterHello> read_hello(const json& reply) {
 }
 
 json capture_request_fields(int64_t id, const Step& step, const Call& call, const RankView& view,
-                           const BufferShape& buffer) {
+                            const BufferShape& buffer, const RequestContext* context) {
   json request = {{"type", "capture"},
                   {"id", id},
                   {"rank", {{"dp", view.dp}, {"tp", view.tp}}},
@@ -188,12 +188,19 @@ json capture_request_fields(int64_t id, const Step& step, const Call& call, cons
   } else {
     request["dp_metadata"] = nullptr;
   }
+  if (context && *context) {
+    const json extra = (*context)(view);
+    for (const auto& [key, value] : extra.items()) {
+      R3_CHECK(!request.contains(key), "an engine's request context overwrites a base field");
+      request[key] = value;
+    }
+  }
   return request;
 }
 
 json capture_request(int64_t id, const json& case_json, const Step& step, const Call& call, const RankView& view,
-                     const BufferShape& buffer) {
-  json request = capture_request_fields(id, step, call, view, buffer);
+                     const BufferShape& buffer, const RequestContext* context) {
+  json request = capture_request_fields(id, step, call, view, buffer, context);
   request["case"] = case_json;
   request["topk_ids"] = tensor_values(call.input_of(view), buffer.top_k);
   RowTensor scratch;

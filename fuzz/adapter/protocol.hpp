@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -44,12 +45,18 @@ nlohmann::json hello_request();
 // Reads the adapter's answer to the hello; a protocol mismatch is an error naming both.
 Result<AdapterHello> read_hello(const nlohmann::json& reply);
 
+// What an engine adds to each rank's capture request beyond the base protocol's fields (vllm-ascend:
+// the step's comm type and the rank's own count, which its capture reads from the forward
+// context): one JSON object per rank, whose keys are merged into the request. The base fields win:
+// a key the request already has is refused by an internal check.
+using RequestContext = std::function<nlohmann::json(const RankView& view)>;
+
 // The request for one rank in one capture call: what that rank's capture() sees.
 nlohmann::json capture_request(int64_t id, const nlohmann::json& case_json, const Step& step, const Call& call,
-                               const RankView& view, const BufferShape& buffer);
+                               const RankView& view, const BufferShape& buffer, const RequestContext* context = nullptr);
 // The same without "case", "topk_ids" and "tp_all_gather": the fields a batch does not repeat.
 nlohmann::json capture_request_fields(int64_t id, const Step& step, const Call& call, const RankView& view,
-                                      const BufferShape& buffer);
+                                      const BufferShape& buffer, const RequestContext* context = nullptr);
 // A row tensor as the protocol sends it: one list of top_k int32 values per row.
 nlohmann::json tensor_values(const RowTensor& tensor, int top_k);
 

@@ -24,12 +24,13 @@ using test::torch_python;
 
 const std::string kExamples = std::string(R3FUZZ_SOURCE_DIR) + "/examples/python/";
 
-CampaignOptions concrete_campaign(int64_t cases) {
+CampaignOptions concrete_campaign(int64_t cases, Profile profile = kDefaultProfile) {
   CampaignOptions o;
   o.seed = 50874;
   o.max_cases = cases;
   o.mode = Mode::concrete;
   o.out_dir = "";
+  o.generator.profile = profile;
   return o;
 }
 
@@ -49,8 +50,9 @@ std::set<std::string> signatures_without_impl(const CampaignReport& r, const std
   return out;
 }
 
-void expect_agreement(const std::string& external, const std::string& model, int64_t cases, bool names_branches) {
-  auto report = plugin::run_campaign({external, model}, concrete_campaign(cases));
+void expect_agreement(const std::string& external, const std::string& model, int64_t cases, bool names_branches,
+                      Profile profile = kDefaultProfile) {
+  auto report = plugin::run_campaign({external, model}, concrete_campaign(cases, profile));
   ASSERT_TRUE(report.ok()) << report.error().message;
   const Distribution& d = report->distribution;
   ASSERT_TRUE(d.verdict.count(external) && d.verdict.count(model));
@@ -131,6 +133,38 @@ TEST(PythonAdapters, TorchCaptureAdapterWithoutTorchSaysSoAndExits2) {
             "torch_capture_adapter.py: torch is missing (No module named 'torch'); install torch to run engine "
             "capture code on real tensors, or use wrap_engine_capture.py\n");
   std::remove(err.c_str());
+}
+
+// vllm-ascend's samples through the adapter protocol's "ascend" fields (the comm type, the rank's
+// own count, SP) and the plugin's torch.distributed all_gather into tensor_split slots, faked by
+// torch_capture_adapter.py --engines ascend.
+std::string ascend_adapter(const std::string& sample) {
+  return "external:" + torch_python() + " " + kExamples + "torch_capture_adapter.py --engines ascend --engine sample_engines." +
+         sample + ":RoutedExpertsCapturer --buffer-attr device_buffer";
+}
+
+// Under ascend-mrv2-rounded the sample and the model agree case for case. (Under profile ascend, A5's
+// slot mismatch reads collective_mismatch in the model, which lets the ranks whose slot fits gather,
+// and spurious_reject through the adapter, whose all_gather raises on every rank of the group: both
+// failures of the same steps.)
+TEST(PythonAdapters, TorchSampleAscendAgreesWithTheModel) {
+  R3FUZZ_NEED_TORCH();
+  expect_agreement(ascend_adapter("ascend"), "ascend", 1500, false, parse_profile("ascend-mrv2-rounded").value());
+}
+
+// The fixed sample, like ascend-fixed, passes every step of every vllm-ascend profile.
+TEST(PythonAdapters, TorchSampleAscendFixedIsCleanUnderEveryAscendProfile) {
+  R3FUZZ_NEED_TORCH();
+  for (const char* name : {"ascend", "ascend-mrv2-rounded", "ascend-0.26"}) {
+    const std::string external = ascend_adapter("ascend_fixed");
+    auto report = plugin::run_campaign({external, "ascend-fixed"}, concrete_campaign(1000, parse_profile(name).value()));
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    const Distribution& d = report->distribution;
+    ASSERT_TRUE(d.verdict.count(external)) << name;
+    EXPECT_EQ(d.verdict.at(external), d.verdict.at("ascend-fixed")) << name;
+    EXPECT_EQ(d.verdict.at(external).size(), 1u) << name;  // pass only
+    EXPECT_GT(d.verdict.at(external).at("pass"), 900) << name;
+  }
 }
 
 }  // namespace

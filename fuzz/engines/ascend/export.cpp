@@ -22,21 +22,10 @@ using py::text;
 
 std::optional<int64_t> no_second_buffer(const Case&, const Allocation&, std::string_view) { return std::nullopt; }
 
-// MoECommType's member names (ascend_forward_context.py).
-std::string comm_member(Comm comm) {
-  switch (comm) {
-    case Comm::allgather: return "ALLGATHER";
-    case Comm::mc2: return "MC2";
-    case Comm::alltoall: return "ALLTOALL";
-    case Comm::fused_mc2: return "FUSED_MC2";
-  }
-  return "ALLGATHER";
-}
-
 std::string ascend_data(const Case& c, const StepInputs& in) {
   std::string out = "PATH = " + python_string_literal(to_string(c.path)) + "\n";
   out += "MONOLITHIC = False\n";
-  out += "COMM = " + python_string_literal(comm_member(comm_of(c))) + "  # the step's MoECommType\n\n";
+  out += "COMM = " + python_string_literal(comm_type_member(comm_of(c))) + "  # the step's MoECommType\n\n";
   out += "# The capture calls in order; received / tp_gather: per rank dp * TP + tp, an index into TENSORS\n"
          "# (what capture() is handed after prepare, and what the TP all-gather returns there; -1: no TP group).\nCALLS = [\n";
   for (const CallInputs& call : in.calls) {

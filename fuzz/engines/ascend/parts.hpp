@@ -6,6 +6,7 @@
 
 namespace r3::ascend {
 
+const EngineAdapter& adapter_part();  // fuzz/engines/ascend/adapter.cpp
 const EngineCodec& codec_part();      // fuzz/engines/ascend/codec.cpp
 const EngineDraw& draw_part();        // fuzz/engines/ascend/draw.cpp
 const EngineShrink& shrink_part();    // fuzz/engines/ascend/shrink.cpp
@@ -15,6 +16,7 @@ const EngineTarget& export_part();    // fuzz/engines/ascend/export.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   FuzzEngineParts parts;
+  parts.adapter = &adapter_part();
   parts.codec = &codec_part();
   parts.draw = &draw_part();
   parts.shrink = &shrink_part();

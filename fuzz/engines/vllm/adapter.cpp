@@ -11,7 +11,7 @@ namespace {
 class Adapter final : public EngineAdapter {
  public:
   Result<ConcreteOutcome> exchange_step(AdapterChannel& channel, const Case& c, const Step& step) const override {
-    return channel.exchange_capture_requests(c, step);
+    return channel.exchange_capture_requests(c, step, nullptr);
   }
   Result<AdapterReplyTexts> read_reply_for_fuzzing(const nlohmann::json& reply,
                                                    const BufferShape& buffer) const override {

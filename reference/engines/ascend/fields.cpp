@@ -25,6 +25,10 @@ Result<E> parse_of(std::string_view key, const std::array<std::string_view, N>& 
 
 std::string_view to_string(Chip chip) { return kChips[static_cast<size_t>(chip)]; }
 std::string_view to_string(Comm comm) { return kComms[static_cast<size_t>(comm)]; }
+std::string_view comm_type_member(Comm comm) {
+  static constexpr std::array<std::string_view, kCommCount> kMembers = {"ALLGATHER", "MC2", "ALLTOALL", "FUSED_MC2"};
+  return kMembers[static_cast<size_t>(comm)];
+}
 std::string_view to_string(Runner runner) { return kRunners[static_cast<size_t>(runner)]; }
 std::string_view to_string(Graph graph) { return kGraphs[static_cast<size_t>(graph)]; }
 

@@ -53,6 +53,9 @@ std::string_view to_string(Chip chip);
 std::string_view to_string(Comm comm);
 std::string_view to_string(Runner runner);
 std::string_view to_string(Graph graph);
+// The comm type's member name in ascend_forward_context.py's MoECommType ("MC2", "FUSED_MC2"):
+// what the plugin's capture compares _EXTRA_CTX.moe_comm_type with.
+std::string_view comm_type_member(Comm comm);
 // Each error names the key ("ascend.chip") and lists the allowed values.
 Result<Chip> parse_chip(std::string_view text);
 Result<Comm> parse_comm(std::string_view text);

@@ -43,6 +43,27 @@ void expect_batch_resolves_to_the_unbatched_requests(const Case& c, size_t tenso
   EXPECT_EQ(resolve_batch(batch), want);
 }
 
+// An engine's request context (vllm-ascend's comm type and counts) is merged into every request,
+// batched or not, per rank.
+TEST(Batch, AnEnginesContextIsMergedIntoEachRanksRequest) {
+  const Step step = derive_step(sp_case(Path::sp_shard)).value();
+  const RequestContext context = [](const RankView& view) {
+    return json{{"engine_part", {{"dp", view.dp}, {"tp", view.tp}}}};
+  };
+  const json case_json = {{"the", "case"}};
+  const std::vector<json> batched = resolve_batch(json::parse(batch_request(3, case_json, step, kBuffer, &context)));
+  ASSERT_EQ(batched.size(), 4u);
+  int64_t id = 3;
+  size_t i = 0;
+  for (const Call& call : step.calls)
+    for (size_t r = 0; r < call.rank_count(); ++r) {
+      const RankView view = call.view(r);
+      const json one = capture_request(id++, case_json, step, call, view, kBuffer, &context);
+      EXPECT_EQ(one["engine_part"], (json{{"dp", view.dp}, {"tp", view.tp}}));
+      EXPECT_EQ(batched[i++], one);
+    }
+}
+
 TEST(Batch, ResolvesToTheUnbatchedRequestsAndCarriesEachTensorOnce) {
   // Gathered: all four ranks receive the same gathered batch, and both groups' TP all-gather is
   // that batch twice: 2 tensors, not 8.
