@@ -21,63 +21,68 @@ void Source::increasing_list(const Choice& entries, int fresh_count, int, Seeded
   }
 }
 
-const std::array<FieldInfo, kFieldCount>& case_fields() {
-  static constexpr std::array<FieldInfo, kFieldCount> kFields = {{
-      {Field::tp, "tp", CasePart::topology},
-      {Field::dp, "dp", CasePart::topology},
+std::span<const FieldInfo> case_fields() {
+  static constexpr std::array<FieldInfo, kGenericFieldCount> kFields = {{
+      {Field::tp, "tp", CasePart::topology, false, 1},
+      {Field::dp, "dp", CasePart::topology, false, 1},
       {Field::ep, "ep", CasePart::topology},
       {Field::sp, "sp", CasePart::topology},
-      {Field::layers, "layers", CasePart::model},
-      {Field::top_k, "top_k", CasePart::model},
-      {Field::experts, "experts", CasePart::model},
+      {Field::layers, "layers", CasePart::model, false, 1},
+      {Field::top_k, "top_k", CasePart::model, false, 1},
+      {Field::experts, "experts", CasePart::model, false, 1},
       {Field::layer, "layer", CasePart::model},
-      {Field::max_num_tokens, "max_num_tokens", CasePart::max_num_tokens},
+      {Field::max_num_tokens, "max_num_tokens", CasePart::max_num_tokens, false, 1},
       {Field::token_shape, "token_shape", CasePart::tokens},
       {Field::token_holder, "token_holder", CasePart::tokens},
-      {Field::tokens, "tokens", CasePart::tokens},
+      {Field::tokens, "tokens", CasePart::tokens, true},
       {Field::padding, "padding", CasePart::padding},
       {Field::default_capture_sizes, "default_capture_sizes", CasePart::padding},
-      {Field::capture_sizes, "capture_sizes", CasePart::padding},
+      {Field::capture_sizes, "capture_sizes", CasePart::padding, false, 1},
       {Field::path, "path", CasePart::path},
       {Field::monolithic, "monolithic", CasePart::path},
-      {Field::microbatches, "microbatches", CasePart::calls},
+      {Field::microbatches, "microbatches", CasePart::calls, false, 1},
       {Field::chunked, "chunked", CasePart::calls},
-      {Field::dp_chunk, "dp_chunk", CasePart::calls},
+      {Field::dp_chunk, "dp_chunk", CasePart::calls, false, 1},
       {Field::metadata, "metadata", CasePart::metadata},
       {Field::metadata_kind, "metadata_kind", CasePart::metadata},
       {Field::metadata_edit, "metadata_edit", CasePart::metadata},
       {Field::idle_dummy, "idle_dummy", CasePart::idle_dummy},
-      // The engine, then SGLang's fields, each in the part that plays its role in a vLLM case:
-      // the forward kind is where capture sees the tensor (path), the graphs pad (padding), TBO
-      // makes the calls.
       {Field::engine, "engine", CasePart::topology},
-      {Field::dp_attention, "dp_attention", CasePart::topology},
-      {Field::a2a, "a2a", CasePart::topology},
-      {Field::forward, "forward", CasePart::path},
-      {Field::spec_width, "spec_width", CasePart::path},
-      {Field::max_running_requests, "max_running_requests", CasePart::max_num_tokens},
-      {Field::chunked_prefill, "chunked_prefill", CasePart::max_num_tokens},
-      {Field::chunked_prefill_size, "chunked_prefill_size", CasePart::max_num_tokens},
-      {Field::requests, "requests", CasePart::tokens},
-      {Field::cuda_graph, "cuda_graph", CasePart::padding},
-      {Field::decode_buckets, "decode_buckets", CasePart::padding},
-      {Field::prefill_graph, "prefill_graph", CasePart::padding},
-      {Field::prefill_buckets, "prefill_buckets", CasePart::padding},
-      {Field::last_decode_bucket, "last_decode_bucket", CasePart::padding},
-      {Field::tbo, "tbo", CasePart::calls},
-      // vllm-ascend's fields: the chip and the knobs pick the comm type, which places the rows
-      // (path); the runner and graph mode pad (padding).
-      {Field::chip, "chip", CasePart::path},
-      {Field::runner, "runner", CasePart::padding},
-      {Field::graph, "graph", CasePart::padding},
-      {Field::lora, "lora", CasePart::path},
-      {Field::fused_mc2, "fused_mc2", CasePart::path},
-      {Field::mc2_tokens, "mc2_tokens", CasePart::path},
   }};
   return kFields;
 }
 
-std::string_view to_string(Field field) { return case_fields()[static_cast<size_t>(field)].name; }
+std::vector<FieldInfo> fields_of(Engine engine) {
+  std::vector<FieldInfo> fields(case_fields().begin(), case_fields().end());
+  if (const EngineDraw* part = engine_draw(engine)) {
+    const std::span<const FieldInfo> own = part->own_fields();
+    fields.insert(fields.end(), own.begin(), own.end());
+  }
+  return fields;
+}
+
+const FieldInfo* field_info(Field field, Engine engine) {
+  if (!is_own(field)) return &case_fields()[static_cast<size_t>(field)];
+  const EngineDraw* part = engine_draw(engine);
+  if (!part) return nullptr;
+  for (const FieldInfo& f : part->own_fields())
+    if (f.field == field) return &f;
+  return nullptr;
+}
+
+namespace {
+
+// The names of the own slots, for one an engine does not use.
+constexpr std::array<std::string_view, kOwnFieldCount> kOwnSlotNames = {
+    "own_0", "own_1", "own_2",  "own_3",  "own_4",  "own_5",  "own_6",  "own_7",
+    "own_8", "own_9", "own_10", "own_11", "own_12", "own_13", "own_14", "own_15"};
+
+}  // namespace
+
+std::string_view to_string(Field field, Engine engine) {
+  if (const FieldInfo* f = field_info(field, engine)) return f->name;
+  return kOwnSlotNames[static_cast<size_t>(own_index(field))];
+}
 
 namespace {
 
@@ -140,7 +145,7 @@ std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index)
     case Field::capture_sizes:  // a list: replay_source.cpp replays it whole
     case Field::metadata_kind:
     case Field::metadata_edit: return std::nullopt;
-    default: break;  // the engine's own fields (its hints among them)
+    default: break;  // the engine's own fields, and the hints it records (default_capture_sizes)
   }
   const EngineDraw* part = engine_draw(c.engine);
   return part ? part->recorded_choice(c, field, index) : std::nullopt;
@@ -166,24 +171,9 @@ Result<SizeClass> parse_size_class(std::string_view text) {
 
 bool can_microbatch(const Case& c) { return c.topology.dp > 1 && c.padding.mode == PaddingMode::dp_max; }
 
-int64_t lowest_value(Field field) {
-  switch (field) {
-    case Field::tp:
-    case Field::dp:
-    case Field::layers:
-    case Field::top_k:
-    case Field::experts:
-    case Field::max_num_tokens:
-    case Field::capture_sizes:
-    case Field::microbatches:
-    case Field::dp_chunk:
-    case Field::spec_width:
-    case Field::max_running_requests:
-    case Field::chunked_prefill_size:
-    case Field::decode_buckets:
-    case Field::prefill_buckets: return 1;
-    default: return 0;
-  }
+int64_t lowest_value(Field field, Engine engine) {
+  const FieldInfo* f = field_info(field, engine);
+  return f ? f->lowest : 0;
 }
 
 int64_t smallest_dp_chunk(const Case& c, int64_t max_chunks) {
@@ -219,6 +209,7 @@ template <class S>
 Case draw_case(S& source, const CaseDomain& domain) {
   const Engine engine = draw_engine(source, domain);
   const EngineDraw* part = engine_draw(engine);
+  source.drawing(engine);
   if (!part) {
     const std::string why = "engine " + std::string(engine.name()) + " has no draw part (check_drawable says so)";
     check_failed(__FILE__, __LINE__, "engine_draw(engine)", why.c_str());

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -90,14 +91,26 @@ Status check_drawable(const CaseDomain& domain);
 enum class CasePart : uint8_t { topology, model, max_num_tokens, tokens, padding, path, calls, metadata, idle_dummy };
 inline constexpr int kCasePartCount = static_cast<int>(CasePart::idle_dummy) + 1;
 
-// The table of the case's fields, in the order draw() asks for them.
+// What generic code knows of a field: its name, its part, whether it has an entry per DP rank
+// (tokens, and an engine's own per-rank counts) and the smallest value it takes in any domain (1
+// for sizes and counts of calls, 0 for token counts, the layer and the flags): what the shrink
+// passes reduce toward, and for a list field its entries' least.
 struct FieldInfo {
   Field field;
   std::string_view name;
   CasePart part;
+  bool per_rank = false;
+  int64_t lowest = 0;
 };
-const std::array<FieldInfo, kFieldCount>& case_fields();
-std::string_view to_string(Field field);
+// The generic fields (Field::tp up to Field::engine), in the order draw() asks for them. An
+// engine's own fields are its to describe (EngineDraw::own_fields): fields_of() joins them.
+std::span<const FieldInfo> case_fields();
+// The fields of a case of `engine`: the generic ones, then the engine's own in its draw order.
+std::vector<FieldInfo> fields_of(Engine engine);
+// What `field` is in a case of `engine`; null for an own slot the engine does not use.
+const FieldInfo* field_info(Field field, Engine engine);
+// The field's name in a case of `engine` ("own_K" for an own slot the engine does not use).
+std::string_view to_string(Field field, Engine engine);
 
 // The choice for `field` (entry `index` of a list) that draw() would have made to produce `c`'s
 // value, for a source that replays cases (replay_source.hpp). Empty for the token hints (a
@@ -122,9 +135,9 @@ Case draw(SeededSource& source, const CaseDomain& domain);
 // (every rank runs P = max real tokens). validate() checks it on its own; producers ask here.
 bool can_microbatch(const Case& c);
 
-// The smallest value a field takes in any domain (1 for sizes and counts of calls, 0 for token
-// counts, the layer and the flags): what the shrink passes reduce toward.
-int64_t lowest_value(Field field);
+// The smallest value `field` takes in any domain of `engine`'s cases (FieldInfo::lowest; 0 for
+// an own slot the engine does not use).
+int64_t lowest_value(Field field, Engine engine);
 
 // The DP-chunk bound: the smallest chunk size C that splits the step into at most
 // `max_chunks` chunks (reference/layout.hpp, most_rows_to_chunk: the rows a rank chunks).

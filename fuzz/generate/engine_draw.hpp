@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "fuzz/generate/case_domain.hpp"
@@ -29,6 +30,12 @@ class EngineDraw {
   // The same draw with the seeded source's calls resolved at compile time (campaigns draw every
   // case through it): the engine instantiates its draw for SeededSource too.
   virtual Case draw(SeededSource& source, const CaseDomain& domain) const = 0;
+
+  // The engine's own fields (the slots Field::own_0 ... its draw asks for, in its draw order):
+  // their names, the part of the case each belongs to, which have an entry per DP rank and the
+  // least value of each. Generic code learns an own field's facts here, for the engine of the
+  // case at hand (case_domain.hpp, field_info); each slot at most once.
+  virtual std::span<const FieldInfo> own_fields() const { return {}; }
 
   // The choice the draw made for `field` (entry `index` of a per-rank field) to give `c` its
   // value, for a field case_domain.cpp's recorded_choice leaves to the engine (every field but

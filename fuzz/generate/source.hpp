@@ -11,6 +11,7 @@
 
 #include "fuzz/generate/function_ref.hpp"
 #include "fuzz/generate/rng.hpp"
+#include "reference/engine.hpp"
 
 namespace r3 {
 
@@ -37,34 +38,34 @@ enum class Field : uint8_t {
   metadata_kind, // which inconsistency: 0 wrong length, 1 local_sizes unset, 2 extra entry, 3 one entry off, 4 consistent
   metadata_edit, // the kind's own choices (which entry, which way, the value added)
   idle_dummy,
-  // Appended, so that vLLM's choices keep their numbers: the engine, then SGLang's own fields
-  // (an SGLang case also draws tp, dp, the model and, for extend, tokens), which its draw part
-  // asks for and reads back (fuzz/engines/sglang/draw.cpp). engine is asked only where a profile
+  // Appended, so that vLLM's choices keep their numbers: the engine, asked only where a profile
   // covers several engines and the domain does not name one (case_domain.hpp, drawn_engines).
-  engine,                  // the place among the drawn engines: 0 vllm, 1 sglang
-  dp_attention,
-  a2a,                     // sglang::A2a
-  forward,                 // sglang::ForwardKind
-  spec_width,
-  max_running_requests,
-  chunked_prefill,         // 1: chunked prefill on (chunked_prefill_size), 0: off (-1)
-  chunked_prefill_size,
-  requests,                // one entry per DP rank (decode, verify)
-  cuda_graph,              // 1: graphs captured
-  decode_buckets,          // a strictly increasing list, in units of the bucket alignment
-  prefill_graph,           // 1: a breakable prefill graph is captured too
-  prefill_buckets,         // a strictly increasing list
-  last_decode_bucket,      // 0: no replay yet, i + 1: bucket i
-  tbo,
-  // Appended: vllm-ascend's own fields (fuzz/engines/ascend/draw.cpp).
-  chip,        // ascend::Chip
-  runner,      // ascend::Runner
-  graph,       // ascend::Graph
-  lora,
-  fused_mc2,
-  mc2_tokens,  // B of the MC2 capacity; 0: derived
+  engine,                  // the place among the drawn engines
+  // Slots for an engine's own fields (those the case format does not hold): each engine names
+  // the slots its draw part asks for in its own folder (fuzz/engines/NAME) and describes them
+  // through EngineDraw::own_fields (engine_draw.hpp), so that generic code never names them. Two
+  // engines' slots share numbers; what a slot means is the engine's of the case at hand.
+  own_0, own_1, own_2, own_3, own_4, own_5, own_6, own_7,
+  own_8, own_9, own_10, own_11, own_12, own_13, own_14, own_15,
 };
-inline constexpr int kFieldCount = static_cast<int>(Field::mc2_tokens) + 1;
+inline constexpr int kFieldCount = static_cast<int>(Field::own_15) + 1;
+// The fields every engine shares, the case format's own and the engine choice: Field::tp up to
+// Field::engine.
+inline constexpr int kGenericFieldCount = static_cast<int>(Field::engine) + 1;
+inline constexpr int kOwnFieldCount = kFieldCount - kGenericFieldCount;
+
+// A slot number an engine's field constant names that has no slot (an engine with more than
+// kOwnFieldCount fields needs more slots above): not constexpr, so such a constant does not compile.
+inline void own_field_out_of_range() { __builtin_trap(); }
+
+// Slot k of an engine's own fields.
+constexpr Field own_field(int k) {
+  if (k < 0 || k >= kOwnFieldCount) own_field_out_of_range();
+  return static_cast<Field>(kGenericFieldCount + k);
+}
+constexpr bool is_own(Field field) { return static_cast<int>(field) >= kGenericFieldCount; }
+constexpr int own_index(Field field) { return static_cast<int>(field) - kGenericFieldCount; }
+static_assert(own_field(kOwnFieldCount - 1) == Field::own_15 && kOwnFieldCount == 16);
 
 // A hint steers; the plain value 0 of every hint still leaves every case reachable.
 constexpr bool is_hint(Field field) {
@@ -90,6 +91,12 @@ class Source {
   // A value in [choice.lo, choice.hi]; `seeded` is unset for a plain (uniform) choice.
   virtual int64_t choose(const Choice& choice, SeededDraw seeded) = 0;
   int64_t choose(const Choice& choice) { return choose(choice, SeededDraw{}); }
+
+  // The engine whose case the choices after it draw: draw() says so once it has picked the
+  // engine, before the engine's part asks anything. What an own field's slot means (its part,
+  // whether it has an entry per rank, what a parent recorded for it) is that engine's; a source
+  // that replays cases needs it (replay_source.hpp), the others ignore it.
+  virtual void drawing(Engine engine) { (void)engine; }
 
   // A strictly increasing list of values in [entries.lo, entries.hi] (entries.hi - entries.lo +
   // 1 >= 1): 1..fresh_count entries when drawn afresh, at most max_count when a source replays a

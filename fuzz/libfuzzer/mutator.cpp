@@ -8,12 +8,15 @@
 namespace r3 {
 namespace {
 
-// Marks every field of `part` fresh (the tokens of one rank only, when `rank` is given).
+// Marks every field of `part` fresh (the tokens of one rank only, when `rank` is given). The
+// engine's own fields of the part are the drawn case's engine's (ReplaySource::redraw_own):
+// that of the parent unless the mutation redraws the engine.
 void redraw_part(ReplaySource& source, CasePart part, size_t rank) {
   for (const FieldInfo& f : case_fields()) {
     // One rank's count changes alone: the token shape stays "each rank on its own".
     if (f.part == part && (rank == ReplaySource::kEveryEntry || !is_hint(f.field))) source.redraw(f.field, rank);
   }
+  source.redraw_own(part, rank);
 }
 
 // The metadata's inner choices are not recorded in a case, so a replayed override comes back
@@ -23,7 +26,9 @@ Case with_replayed_metadata(Case drawn, const Case& parent) {
   return drawn;
 }
 
-// Each part from a or b at random; the child is drawn from the domain.
+// Each part from a or b at random; the child is drawn from the domain. The engine's own fields
+// of a part taken from b are those the child's engine places in it (ReplaySource::take_own),
+// whichever parent the engine comes from.
 Case cross_over_once(const Case& a, const Case& b, Rng& rng, const CaseDomain& domain) {
   ReplaySource source(a, rng);
   bool metadata_from_b = false;
@@ -32,6 +37,7 @@ Case cross_over_once(const Case& a, const Case& b, Rng& rng, const CaseDomain& d
     for (const FieldInfo& f : case_fields()) {
       if (f.part == static_cast<CasePart>(p)) source.take(f.field, b);
     }
+    source.take_own(static_cast<CasePart>(p), b);
     metadata_from_b |= static_cast<CasePart>(p) == CasePart::metadata;
   }
   return with_replayed_metadata(draw(source, domain), metadata_from_b ? b : a);

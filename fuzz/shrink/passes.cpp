@@ -15,7 +15,7 @@ using Candidates = std::vector<Case>;
 // most-reducing first: `set` writes it into a copy of the case.
 template <class Set>
 void each_smaller(const Case& c, int64_t value, Field field, Candidates& out, Set set) {
-  for (int64_t v : smaller_values(value, lowest_value(field))) {
+  for (int64_t v : smaller_values(value, lowest_value(field, c.engine))) {
     Case next = c;
     set(next, v);
     out.push_back(std::move(next));
@@ -56,7 +56,7 @@ void smaller_tp(const Case& c, Candidates& out) {
 // in canonical order.
 void fewer_tokens(const Case& c, Candidates& out) {
   const int64_t most = c.tokens.empty() ? 0 : *std::max_element(c.tokens.begin(), c.tokens.end());
-  for (int64_t bound : smaller_values(most, lowest_value(Field::tokens))) {
+  for (int64_t bound : smaller_values(most, lowest_value(Field::tokens, c.engine))) {
     Case next = c;
     for (int64_t& t : next.tokens) t = std::min(t, bound);
     if (next.tokens != c.tokens) out.push_back(std::move(next));
@@ -129,7 +129,8 @@ void simpler_padding(const Case& c, Candidates& out) {
     out.push_back(std::move(next));
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
-    for (int64_t size : smaller_values(sizes[i], i == 0 ? lowest_value(Field::capture_sizes) : sizes[i - 1] + 1)) {
+    const int64_t least = i == 0 ? lowest_value(Field::capture_sizes, c.engine) : sizes[i - 1] + 1;
+    for (int64_t size : smaller_values(sizes[i], least)) {
       Case next = c;
       next.padding.cudagraph_sizes[i] = size;
       out.push_back(std::move(next));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "fuzz/engines/ascend/draw_fields.hpp"
 #include "fuzz/engines/ascend/parts.hpp"
 #include "fuzz/generate/case_domain.hpp"
 #include "fuzz/generate/engine_draw.hpp"
@@ -71,17 +72,17 @@ void draw_tokens(S& s, Case& c) {
 
 template <class S>
 void draw_fields(S& s, const DomainBounds& b, Case& c, Fields& f) {
-  f.chip = static_cast<Chip>(s.choose({Field::chip, 0, 0, kChipCount - 1}, [](Rng& r) -> int64_t {
+  f.chip = static_cast<Chip>(s.choose({field::chip, 0, 0, kChipCount - 1}, [](Rng& r) -> int64_t {
     return r.chance(60) ? static_cast<int64_t>(Chip::a3) : r.range(0, kChipCount - 1);
   }));
-  f.lora = flag(s, Field::lora, 20);
-  f.fused_mc2 = flag(s, Field::fused_mc2, 20);
+  f.lora = flag(s, field::lora, 20);
+  f.fused_mc2 = flag(s, field::fused_mc2, 20);
   // B below M reaches A3's ALLTOALL (a step's max above the capacity).
-  f.mc2_tokens = s.choose({Field::mc2_tokens, 0, 0, c.max_num_tokens}, [&](Rng& r) -> int64_t {
+  f.mc2_tokens = s.choose({field::mc2_tokens, 0, 0, c.max_num_tokens}, [&](Rng& r) -> int64_t {
     return r.chance(60) ? 0 : r.range(1, c.max_num_tokens);
   });
-  f.runner = static_cast<Runner>(s.choose({Field::runner, 0, 0, kRunnerCount - 1}));
-  f.graph = static_cast<Graph>(s.choose({Field::graph, 0, 0, b.cudagraph ? kGraphCount - 1 : 0}, [](Rng& r) -> int64_t {
+  f.runner = static_cast<Runner>(s.choose({field::runner, 0, 0, kRunnerCount - 1}));
+  f.graph = static_cast<Graph>(s.choose({field::graph, 0, 0, b.cudagraph ? kGraphCount - 1 : 0}, [](Rng& r) -> int64_t {
     return r.chance(50) ? 0 : r.range(1, kGraphCount - 1);
   }));
   const int64_t mode = s.choose({Field::padding, 0, 0, b.cudagraph ? 2 : 1});
@@ -122,16 +123,18 @@ class Draw final : public EngineDraw {
   Case draw(Source& source, const CaseDomain& domain) const override { return draw_case(source, domain); }
   Case draw(SeededSource& source, const CaseDomain& domain) const override { return draw_case(source, domain); }
 
+  std::span<const FieldInfo> own_fields() const override { return field::kInfos; }
+
   std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t) const override {
     const Fields* f = fields_of(c);
     if (!f) return std::nullopt;
     switch (field) {
-      case Field::chip: return static_cast<int64_t>(f->chip);
-      case Field::runner: return static_cast<int64_t>(f->runner);
-      case Field::graph: return static_cast<int64_t>(f->graph);
-      case Field::lora: return f->lora;
-      case Field::fused_mc2: return f->fused_mc2;
-      case Field::mc2_tokens: return f->mc2_tokens;
+      case field::chip: return static_cast<int64_t>(f->chip);
+      case field::runner: return static_cast<int64_t>(f->runner);
+      case field::graph: return static_cast<int64_t>(f->graph);
+      case field::lora: return f->lora;
+      case field::fused_mc2: return f->fused_mc2;
+      case field::mc2_tokens: return f->mc2_tokens;
       default: return std::nullopt;
     }
   }

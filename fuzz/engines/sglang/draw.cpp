@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "fuzz/engines/sglang/draw_fields.hpp"
 #include "fuzz/engines/sglang/parts.hpp"
 #include "fuzz/generate/engine_draw.hpp"
 #include "fuzz/generate/seeded_source.hpp"
@@ -25,6 +26,8 @@ class Draw final : public EngineDraw {
     return detail::draw_sglang_case(source, domain);
   }
 
+  std::span<const FieldInfo> own_fields() const override { return field::kInfos; }
+
   // The choice an SGLang case records for one of SGLang's fields (nullopt on another engine's
   // case, and for the bucket lists: recorded_list replays them whole).
   std::optional<int64_t> recorded_choice(const Case& c, Field field, size_t index) const override {
@@ -32,24 +35,24 @@ class Draw final : public EngineDraw {
     if (!forward) return std::nullopt;
     const Forward& f = *forward;
     switch (field) {
-      case Field::dp_attention: return f.dp_attention;
-      case Field::a2a: return static_cast<int64_t>(f.a2a);
-      case Field::forward: return static_cast<int64_t>(f.kind);
-      case Field::spec_width: return f.spec_width;
-      case Field::max_running_requests: return f.max_running_requests;
-      case Field::chunked_prefill: return f.chunked_prefill_size != -1;
-      case Field::chunked_prefill_size: return f.chunked_prefill_size == -1 ? std::nullopt : std::optional(f.chunked_prefill_size);
-      case Field::requests:
+      case field::dp_attention: return f.dp_attention;
+      case field::a2a: return static_cast<int64_t>(f.a2a);
+      case field::forward: return static_cast<int64_t>(f.kind);
+      case field::spec_width: return f.spec_width;
+      case field::max_running_requests: return f.max_running_requests;
+      case field::chunked_prefill: return f.chunked_prefill_size != -1;
+      case field::chunked_prefill_size: return f.chunked_prefill_size == -1 ? std::nullopt : std::optional(f.chunked_prefill_size);
+      case field::requests:
         if (f.requests.empty()) return std::nullopt;
         return f.requests[std::min(index, f.requests.size() - 1)];
-      case Field::cuda_graph: return f.cuda_graph.has_value();
-      case Field::prefill_graph: return f.cuda_graph && !f.cuda_graph->prefill.empty();
-      case Field::last_decode_bucket: {
+      case field::cuda_graph: return f.cuda_graph.has_value();
+      case field::prefill_graph: return f.cuda_graph && !f.cuda_graph->prefill.empty();
+      case field::last_decode_bucket: {
         if (!f.cuda_graph || !f.last_decode_bucket) return 0;
         const auto& d = f.cuda_graph->decode;
         return static_cast<int64_t>(std::find(d.begin(), d.end(), *f.last_decode_bucket) - d.begin()) + 1;
       }
-      case Field::tbo: return f.tbo;
+      case field::tbo: return f.tbo;
       default: return std::nullopt;
     }
   }
@@ -58,7 +61,7 @@ class Draw final : public EngineDraw {
   std::vector<int64_t> recorded_list(const Case& c, Field field) const override {
     const Forward* f = forward_of(c);
     if (!f || !f->cuda_graph) return {};
-    if (field == Field::prefill_buckets) return f->cuda_graph->prefill;
+    if (field == field::prefill_buckets) return f->cuda_graph->prefill;
     std::vector<int64_t> units = f->cuda_graph->decode;
     const int64_t align = (f->tbo ? 2 : 1) * (counts_aligned(c) ? c.topology.tp : 1);
     for (int64_t& b : units) b /= align;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "fuzz/engines/sglang/draw_fields.hpp"
 #include "fuzz/generate/case_domain.hpp"
 #include "fuzz/generate/source.hpp"
 #include "reference/engines/sglang/fields.hpp"
@@ -43,12 +44,12 @@ void draw_sglang_topology(S& s, const DomainBounds& b, Case& c) {
     return std::clamp(r.pick({1, 2, 4, 8}), 1, std::max(1, b.max_tp));
   }));
   const int dp_cap = std::max(1, std::min(b.max_dp, b.max_ranks / c.topology.tp));
-  f.dp_attention = dp_cap >= 2 && sglang_flag(s, Field::dp_attention, 65);
+  f.dp_attention = dp_cap >= 2 && sglang_flag(s, field::dp_attention, 65);
   c.topology.dp = f.dp_attention ? static_cast<int>(s.choose({Field::dp, 0, 2, dp_cap}, [&](Rng& r) -> int64_t {
     return b.production_scale ? std::max<int64_t>(2, r.log_range(dp_cap)) : r.range(2, dp_cap);
   }))
                                  : 1;
-  f.a2a = static_cast<sglang::A2a>(s.choose({Field::a2a, 0, 0, sglang::kA2aCount - 1}, [](Rng& r) -> int64_t {
+  f.a2a = static_cast<sglang::A2a>(s.choose({field::a2a, 0, 0, sglang::kA2aCount - 1}, [](Rng& r) -> int64_t {
     const uint64_t v = r.below(20);
     return v < 9 ? 0 : v < 14 ? 1 : static_cast<int64_t>(r.range(2, sglang::kA2aCount - 1));
   }));
@@ -57,19 +58,19 @@ void draw_sglang_topology(S& s, const DomainBounds& b, Case& c) {
 template <class S>
 void draw_sglang_sizes(S& s, const SglangBounds& g, Case& c) {
   sglang::Forward& f = *sglang::forward_of(c);
-  f.kind = static_cast<sglang::ForwardKind>(s.choose({Field::forward, 0, 0, 2}, [](Rng& r) -> int64_t {
+  f.kind = static_cast<sglang::ForwardKind>(s.choose({field::forward, 0, 0, 2}, [](Rng& r) -> int64_t {
     return static_cast<int64_t>(r.below(3));
   }));
   if (f.kind == sglang::ForwardKind::verify) {
-    f.spec_width = s.choose({Field::spec_width, 0, 2, g.max_spec_width}, [&](Rng& r) -> int64_t {
+    f.spec_width = s.choose({field::spec_width, 0, 2, g.max_spec_width}, [&](Rng& r) -> int64_t {
       return std::min<int64_t>(g.max_spec_width, r.pick({2, 3, 4, 5, 8}));
     });
   }
-  f.max_running_requests = s.choose({Field::max_running_requests, 0, 1, g.max_requests}, [&](Rng& r) {
+  f.max_running_requests = s.choose({field::max_running_requests, 0, 1, g.max_requests}, [&](Rng& r) {
     return r.chance(30) ? g.max_requests : r.range(1, g.max_requests);
   });
-  if (sglang_flag(s, Field::chunked_prefill, 85)) {
-    f.chunked_prefill_size = s.choose({Field::chunked_prefill_size, 0, 1, g.max_tokens}, [&](Rng& r) {
+  if (sglang_flag(s, field::chunked_prefill, 85)) {
+    f.chunked_prefill_size = s.choose({field::chunked_prefill_size, 0, 1, g.max_tokens}, [&](Rng& r) {
       return r.chance(30) ? g.max_tokens : r.range(1, g.max_tokens);
     });
   } else {
@@ -97,10 +98,10 @@ void draw_sglang_counts(S& s, Case& c) {
   const int64_t most = extend ? (f.chunked_prefill_size == -1 ? f.max_prefill_tokens : f.chunked_prefill_size)
                               : f.max_running_requests;
   std::vector<int64_t>& counts = extend ? c.tokens : f.requests;
-  const Field field = extend ? Field::tokens : Field::requests;
+  const Field counted = extend ? Field::tokens : field::requests;
   counts.assign(D, 0);
   for (size_t r = 0; r < D; ++r)
-    counts[r] = s.choose({field, r, 0, most}, [&](Rng& g) { return seeded_count(g, most, c.topology.tp); });
+    counts[r] = s.choose({counted, r, 0, most}, [&](Rng& g) { return seeded_count(g, most, c.topology.tp); });
 }
 
 // The captured buckets. Decode buckets are multiples of the alignment SGLang captures with
@@ -111,11 +112,11 @@ template <class S>
 void draw_sglang_graphs(S& s, const CaseDomain& d, const SglangBounds& g, Case& c) {
   sglang::Forward& f = *sglang::forward_of(c);
   const bool prefill_ok = d.profile.is_any() || sglang::prefill_graph_allowed(c, d.profile);
-  if (!sglang_flag(s, Field::cuda_graph, 65)) return;
+  if (!sglang_flag(s, field::cuda_graph, 65)) return;
   sglang::CudaGraphs graphs;
   const int64_t align = (f.tbo ? 2 : 1) * (sglang::counts_aligned(c) ? c.topology.tp : 1);
   const int64_t units = std::max<int64_t>(1, (f.max_running_requests + align - 1) / align);
-  s.increasing_list({Field::decode_buckets, 0, 1, units}, 6, limits::kMaxCudagraphSizes,
+  s.increasing_list({field::decode_buckets, 0, 1, units}, 6, limits::kMaxCudagraphSizes,
                     [&](Rng& r, std::vector<int64_t>& out) {
                       const int count = static_cast<int>(r.range(1, 5));
                       for (int i = 0; i < count; ++i) out.push_back(r.range(1, units));
@@ -125,8 +126,8 @@ void draw_sglang_graphs(S& s, const CaseDomain& d, const SglangBounds& g, Case& 
                     },
                     graphs.decode);
   for (int64_t& b : graphs.decode) b *= align;
-  if (prefill_ok && sglang_flag(s, Field::prefill_graph, 50)) {
-    s.increasing_list({Field::prefill_buckets, 0, 1, g.max_tokens}, 6, limits::kMaxCudagraphSizes,
+  if (prefill_ok && sglang_flag(s, field::prefill_graph, 50)) {
+    s.increasing_list({field::prefill_buckets, 0, 1, g.max_tokens}, 6, limits::kMaxCudagraphSizes,
                       [&](Rng& r, std::vector<int64_t>& out) {
                         const int count = static_cast<int>(r.range(1, 4));
                         for (int i = 0; i < count; ++i) out.push_back(r.range(1, g.max_tokens));
@@ -135,7 +136,7 @@ void draw_sglang_graphs(S& s, const CaseDomain& d, const SglangBounds& g, Case& 
                       },
                       graphs.prefill);
   }
-  const int64_t last = s.choose({Field::last_decode_bucket, 0, 0, static_cast<int64_t>(graphs.decode.size())},
+  const int64_t last = s.choose({field::last_decode_bucket, 0, 0, static_cast<int64_t>(graphs.decode.size())},
                                 [&](Rng& r) -> int64_t {
                                   return r.chance(25) ? 0 : r.range(1, static_cast<int64_t>(graphs.decode.size()));
                                 });
@@ -163,7 +164,7 @@ Case draw_sglang_case(S& s, const CaseDomain& d) {
   draw_sglang_sizes(s, g, c);
   draw_sglang_counts(s, c);
   // TBO where the configuration allows it (server_args.py, _check_two_batch_overlap).
-  sglang::forward_of(c)->tbo = (d.profile.is_any() || sglang::tbo_allowed(c)) && sglang_flag(s, Field::tbo, 20);
+  sglang::forward_of(c)->tbo = (d.profile.is_any() || sglang::tbo_allowed(c)) && sglang_flag(s, field::tbo, 20);
   draw_sglang_graphs(s, d, g, c);
   if (d.profile.is_any()) return c;
   return r3::fit_to_profile(std::move(c), d.profile);

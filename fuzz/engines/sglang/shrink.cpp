@@ -68,7 +68,7 @@ void fewer_dp_ranks(const Case& c, Candidates& out) {
 
 void smaller_tp(const Case& c, Candidates& out) {
   if (!sglang_case(c)) return;
-  for (int64_t tp : smaller_values(c.topology.tp, lowest_value(Field::tp))) {
+  for (int64_t tp : smaller_values(c.topology.tp, lowest_value(Field::tp, c.engine))) {
     Case next = c;
     next.topology.tp = static_cast<int>(tp);
     realign_buckets(next);

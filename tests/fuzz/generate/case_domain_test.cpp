@@ -3,10 +3,17 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <bitset>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "fuzz/generate/byte_source.hpp"
+#include "fuzz/engines/ascend/draw_fields.hpp"
+#include "fuzz/engines/sglang/draw_fields.hpp"
+#include "fuzz/generate/engine_draw.hpp"
 #include "fuzz/generate/enumerating_source.hpp"
+#include "fuzz/generate/replay_source.hpp"
 #include "fuzz/generate/seeded_source.hpp"
 #include "reference/engines/ascend/fields.hpp"
 #include "reference/engines/sglang/fields.hpp"
@@ -79,6 +86,7 @@ class CheckingSeededSource final : public Source {
  public:
   explicit CheckingSeededSource(uint64_t seed) : rng_(seed) {}
   int64_t choose(const Choice& c, SeededDraw seeded) override {
+    asked.set(static_cast<size_t>(c.field));
     EXPECT_LE(c.lo, c.hi) << "field " << static_cast<int>(c.field);
     if (!seeded) return rng_.range(c.lo, c.hi);
     const int64_t value = seeded(rng_);
@@ -87,10 +95,15 @@ class CheckingSeededSource final : public Source {
     return value;
   }
   using Source::choose;
-  void increasing_list(const Choice&, int, int, SeededList seeded, std::vector<int64_t>& out) override {
+  void increasing_list(const Choice& entries, int, int, SeededList seeded, std::vector<int64_t>& out) override {
+    asked.set(static_cast<size_t>(entries.field));
     out.clear();
     seeded(rng_, out);
   }
+  void drawing(Engine engine) override { drawn = engine; }
+
+  std::bitset<kFieldCount> asked;  // every field the draw asked for
+  std::optional<Engine> drawn;     // the engine draw() said it draws
 
  private:
   Rng rng_;
@@ -141,13 +154,79 @@ TEST(CaseDomain, SmallestDpChunkIsTheBoundOfTheChunkCount) {
   EXPECT_EQ(smallest_dp_chunk(c, 5), 13);  // ceil(64 / 5)
 }
 
-TEST(CaseDomain, TheFieldTableNamesEveryFieldInDrawOrder) {
-  for (int i = 0; i < kFieldCount; ++i) EXPECT_EQ(static_cast<int>(case_fields()[static_cast<size_t>(i)].field), i);
-  EXPECT_EQ(to_string(Field::max_num_tokens), "max_num_tokens");
+TEST(CaseDomain, TheFieldTableNamesEveryGenericFieldInDrawOrder) {
+  ASSERT_EQ(case_fields().size(), static_cast<size_t>(kGenericFieldCount));
+  for (int i = 0; i < kGenericFieldCount; ++i) EXPECT_EQ(static_cast<int>(case_fields()[static_cast<size_t>(i)].field), i);
+  EXPECT_EQ(to_string(Field::max_num_tokens, vllm::engine()), "max_num_tokens");
   EXPECT_EQ(case_fields()[static_cast<size_t>(Field::layer)].part, CasePart::model);
-  EXPECT_EQ(lowest_value(Field::tp), 1);
-  EXPECT_EQ(lowest_value(Field::tokens), 0);
-  EXPECT_EQ(lowest_value(Field::layer), 0);
+  EXPECT_EQ(lowest_value(Field::tp, vllm::engine()), 1);
+  EXPECT_EQ(lowest_value(Field::tokens, vllm::engine()), 0);
+  EXPECT_EQ(lowest_value(Field::layer, vllm::engine()), 0);
+  EXPECT_TRUE(field_info(Field::tokens, vllm::engine())->per_rank);
+}
+
+// An own slot means what the case's engine says: SGLang's and vllm-ascend's share slot 0.
+TEST(CaseDomain, AnOwnFieldsFactsAreTheCasesEngines) {
+  static_assert(sglang::field::dp_attention == ascend::field::chip);
+  EXPECT_EQ(to_string(sglang::field::tbo, sglang::engine()), "tbo");
+  EXPECT_EQ(to_string(sglang::field::dp_attention, sglang::engine()), "dp_attention");
+  EXPECT_EQ(to_string(ascend::field::chip, ascend::engine()), "chip");
+  EXPECT_EQ(to_string(own_field(0), vllm::engine()), "own_0");  // vLLM has no own fields
+  EXPECT_EQ(field_info(own_field(0), vllm::engine()), nullptr);
+  EXPECT_EQ(field_info(sglang::field::dp_attention, sglang::engine())->part, CasePart::topology);
+  EXPECT_EQ(field_info(ascend::field::chip, ascend::engine())->part, CasePart::path);
+  EXPECT_TRUE(field_info(sglang::field::requests, sglang::engine())->per_rank);
+  EXPECT_FALSE(field_info(own_field(7), ascend::engine()));
+  EXPECT_EQ(lowest_value(sglang::field::spec_width, sglang::engine()), 1);
+  EXPECT_EQ(lowest_value(sglang::field::decode_buckets, sglang::engine()), 1);
+  EXPECT_EQ(lowest_value(sglang::field::tbo, sglang::engine()), 0);
+  EXPECT_EQ(lowest_value(ascend::field::mc2_tokens, ascend::engine()), 0);
+  const std::vector<FieldInfo> sglang_fields = fields_of(sglang::engine());
+  EXPECT_EQ(sglang_fields.size(), case_fields().size() + sglang::field::kInfos.size());
+  EXPECT_EQ(sglang_fields.back().name, "tbo");
+  EXPECT_EQ(fields_of(vllm::engine()).size(), case_fields().size());
+}
+
+// Every engine's own fields are own slots, each named once, under names no generic field has
+// (so the generic table names no engine's field), and they are every own slot its draw asks for.
+TEST(CaseDomain, EachEngineDescribesEveryOwnSlotItDrawsOnce) {
+  std::set<std::string_view> generic;
+  for (const FieldInfo& f : case_fields()) {
+    EXPECT_FALSE(is_own(f.field)) << f.name;
+    generic.insert(f.name);
+  }
+  CaseDomain domain{Profile::any(), bounds_of(SizeClass::small)};
+  int engines_with_own_fields = 0;
+  for (Engine engine : drawn_engines(domain)) {
+    const EngineDraw* part = engine_draw(engine);
+    ASSERT_NE(part, nullptr);
+    std::bitset<kFieldCount> declared;
+    std::set<std::string_view> names;
+    for (const FieldInfo& f : part->own_fields()) {
+      EXPECT_TRUE(is_own(f.field)) << engine.name() << ": " << f.name;
+      EXPECT_FALSE(declared.test(static_cast<size_t>(f.field))) << engine.name() << ": slot of " << f.name << " twice";
+      declared.set(static_cast<size_t>(f.field));
+      EXPECT_TRUE(names.insert(f.name).second) << engine.name() << ": " << f.name << " twice";
+      EXPECT_FALSE(generic.contains(f.name)) << engine.name() << ": " << f.name << " is a generic field's name";
+    }
+    engines_with_own_fields += declared.any();
+    domain.engine = engine;
+    std::bitset<kFieldCount> asked;
+    for (SizeClass size : {SizeClass::tiny, SizeClass::production}) {
+      domain.bounds = bounds_of(size);
+      for (uint64_t seed = 0; seed < 500; ++seed) {
+        CheckingSeededSource source(seed);
+        draw(source, domain);
+        ASSERT_EQ(source.drawn, engine);
+        asked |= source.asked;
+      }
+    }
+    for (int k = 0; k < kOwnFieldCount; ++k) {
+      const size_t slot = static_cast<size_t>(own_field(k));
+      EXPECT_EQ(asked.test(slot), declared.test(slot)) << engine.name() << ": own slot " << k;
+    }
+  }
+  EXPECT_GE(engines_with_own_fields, 2);  // SGLang's and vllm-ascend's, at least
 }
 
 TEST(CaseDomain, RecordedChoicesAreTheValuesACaseHolds) {
@@ -217,16 +296,40 @@ TEST(CaseDomain, AnEnginesOwnFieldsAreRecordedByItsDrawPart) {
   f.cuda_graph = sglang::CudaGraphs{{2, 4}, {}};
   f.last_decode_bucket = 4;
   EXPECT_EQ(recorded_choice(c, Field::engine, 0), 1);
-  EXPECT_EQ(recorded_choice(c, Field::tbo, 0), 1);
-  EXPECT_EQ(recorded_choice(c, Field::forward, 0), static_cast<int64_t>(sglang::ForwardKind::decode));
-  EXPECT_EQ(recorded_choice(c, Field::requests, 7), 5);  // a rank the case lacks: the last rank's
-  EXPECT_EQ(recorded_choice(c, Field::last_decode_bucket, 0), 2);  // bucket 1, plus one
-  EXPECT_EQ(recorded_list(c, Field::decode_buckets), (std::vector<int64_t>{1, 2}));  // in units of 2 (TBO)
+  EXPECT_EQ(recorded_choice(c, sglang::field::tbo, 0), 1);
+  EXPECT_EQ(recorded_choice(c, sglang::field::forward, 0), static_cast<int64_t>(sglang::ForwardKind::decode));
+  EXPECT_EQ(recorded_choice(c, sglang::field::requests, 7), 5);  // a rank the case lacks: the last rank's
+  EXPECT_EQ(recorded_choice(c, sglang::field::last_decode_bucket, 0), 2);  // bucket 1, plus one
+  EXPECT_EQ(recorded_list(c, sglang::field::decode_buckets), (std::vector<int64_t>{1, 2}));  // in units of 2 (TBO)
   EXPECT_EQ(recorded_choice(c, Field::default_capture_sizes, 0), std::nullopt);  // vLLM's hint
   Case v;
   EXPECT_EQ(recorded_choice(v, Field::engine, 0), 0);
-  EXPECT_EQ(recorded_choice(v, Field::tbo, 0), std::nullopt);
-  EXPECT_TRUE(recorded_list(v, Field::decode_buckets).empty());
+  EXPECT_EQ(recorded_choice(v, sglang::field::tbo, 0), std::nullopt);
+  EXPECT_TRUE(recorded_list(v, sglang::field::decode_buckets).empty());
+}
+
+// Own slots mean what the drawn engine says: an SGLang parent's slot 0 (dp_attention) is no
+// recorded chip for a vllm-ascend draw, and a redrawn part's own fields are the drawn engine's.
+TEST(CaseDomain, AReplayReadsOwnSlotsOnlyFromAParentOfTheDrawnEngine) {
+  static_assert(sglang::field::dp_attention == ascend::field::chip);
+  Case c;
+  c.engine = sglang::engine();
+  sglang::Forward& f = c.engine_fields.emplace<sglang::Forward>();
+  f.dp_attention = true;
+  f.requests = {3, 5};
+  Rng rng(1);
+  ReplaySource sglang_draw(c, rng);
+  EXPECT_EQ(sglang_draw.choose({sglang::field::dp_attention, 0, 0, 1}), 1);
+  ReplaySource ascend_draw(c, rng);
+  ascend_draw.drawing(ascend::engine());
+  EXPECT_EQ(ascend_draw.choose({ascend::field::chip, 0, 0, 3}), 0);  // the plain value
+  // Redrawing the tokens part redraws SGLang's requests of one rank, and no vllm-ascend field.
+  ReplaySource one_rank(c, rng);
+  one_rank.redraw_own(CasePart::tokens, 1);
+  EXPECT_EQ(one_rank.choose({sglang::field::requests, 0, 0, 1000}), 3);
+  EXPECT_EQ(one_rank.choose({sglang::field::dp_attention, 0, 0, 1}), 1);
+  one_rank.drawing(ascend::engine());
+  EXPECT_EQ(one_rank.choose({ascend::field::chip, 0, 5, 9}), 5);
 }
 
 TEST(CaseDomain, SizeClassBoundsMatchTheirDocumentedLimits) {
