@@ -7,6 +7,7 @@
 #include "fuzz/codec/binary_io.hpp"
 #include "fuzz/codec/engine_codec.hpp"
 #include "fuzz/codec/json_fields.hpp"
+#include "fuzz/engines/ascend/codec.hpp"
 #include "fuzz/engines/ascend/parts.hpp"
 #include "reference/engines/ascend/fields.hpp"
 
@@ -18,29 +19,6 @@ using ordered_json = nlohmann::ordered_json;
 using namespace json_fields;
 
 constexpr uint8_t kVersions[] = {5};
-
-Result<Fields> read_fields(const json& v) {
-  R3_TRY(ObjectReader o, ObjectReader::open(v, "ascend", {"chip", "comm", "runner", "graph", "lora", "fused_mc2", "mega_moe", "mc2_tokens"}));
-  Fields f;
-  R3_TRY(const json* chip, o.require("chip"));
-  R3_TRY(std::string chip_text, read_string(*chip, o.path("chip")));
-  R3_TRY(f.chip, parse_chip(chip_text));
-  if (const json* comm = o.find("comm")) {
-    R3_TRY(std::string comm_text, read_string(*comm, o.path("comm")));
-    R3_TRY(f.comm, parse_comm(comm_text));
-  }
-  R3_TRY(const json* runner, o.require("runner"));
-  R3_TRY(std::string runner_text, read_string(*runner, o.path("runner")));
-  R3_TRY(f.runner, parse_runner(runner_text));
-  R3_TRY(const json* graph, o.require("graph"));
-  R3_TRY(std::string graph_text, read_string(*graph, o.path("graph")));
-  R3_TRY(f.graph, parse_graph(graph_text));
-  if (const json* b = o.find("lora")) { R3_TRY(f.lora, read_bool(*b, o.path("lora"))); }
-  if (const json* b = o.find("fused_mc2")) { R3_TRY(f.fused_mc2, read_bool(*b, o.path("fused_mc2"))); }
-  if (const json* b = o.find("mega_moe")) { R3_TRY(f.mega_moe, read_bool(*b, o.path("mega_moe"))); }
-  if (const json* m = o.find("mc2_tokens")) { R3_TRY(f.mc2_tokens, read_int64(*m, o.path("mc2_tokens"))); }
-  return f;
-}
 
 ordered_json fields_json(const Fields& f) {
   ordered_json o = ordered_json::object();
@@ -67,7 +45,7 @@ class Codec final : public EngineCodec {
     base.erase("ascend");
     base["path"] = "single";
     R3_TRY(Case c, read_base_case_json(base));
-    R3_TRY(Fields f, read_fields(*ascend));
+    R3_TRY(Fields f, read_ascend_fields(*ascend));
     c.engine_fields.emplace<Fields>(f);
     return c;
   }
@@ -128,6 +106,29 @@ class Codec final : public EngineCodec {
 };
 
 }  // namespace
+
+Result<Fields> read_ascend_fields(const json& v) {
+  R3_TRY(ObjectReader o, ObjectReader::open(v, "ascend", {"chip", "comm", "runner", "graph", "lora", "fused_mc2", "mega_moe", "mc2_tokens"}));
+  Fields f;
+  R3_TRY(const json* chip, o.require("chip"));
+  R3_TRY(std::string chip_text, read_string(*chip, o.path("chip")));
+  R3_TRY(f.chip, parse_chip(chip_text));
+  if (const json* comm = o.find("comm")) {
+    R3_TRY(std::string comm_text, read_string(*comm, o.path("comm")));
+    R3_TRY(f.comm, parse_comm(comm_text));
+  }
+  R3_TRY(const json* runner, o.require("runner"));
+  R3_TRY(std::string runner_text, read_string(*runner, o.path("runner")));
+  R3_TRY(f.runner, parse_runner(runner_text));
+  R3_TRY(const json* graph, o.require("graph"));
+  R3_TRY(std::string graph_text, read_string(*graph, o.path("graph")));
+  R3_TRY(f.graph, parse_graph(graph_text));
+  if (const json* b = o.find("lora")) { R3_TRY(f.lora, read_bool(*b, o.path("lora"))); }
+  if (const json* b = o.find("fused_mc2")) { R3_TRY(f.fused_mc2, read_bool(*b, o.path("fused_mc2"))); }
+  if (const json* b = o.find("mega_moe")) { R3_TRY(f.mega_moe, read_bool(*b, o.path("mega_moe"))); }
+  if (const json* m = o.find("mc2_tokens")) { R3_TRY(f.mc2_tokens, read_int64(*m, o.path("mc2_tokens"))); }
+  return f;
+}
 
 const EngineCodec& codec_part() {
   static const Codec codec;

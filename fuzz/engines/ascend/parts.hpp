@@ -13,6 +13,7 @@ const EngineShrink& shrink_part();    // fuzz/engines/ascend/shrink.cpp
 const EngineExhaust& exhaust_part();  // fuzz/engines/ascend/exhaust.cpp
 const EngineExplain& explain_part();  // fuzz/engines/ascend/explain.cpp
 const EngineTarget& export_part();    // fuzz/engines/ascend/export.cpp
+const EngineSeed& seed_part();        // fuzz/engines/ascend/seed.cpp
 
 inline FuzzEngineParts fuzz_parts() {
   FuzzEngineParts parts;
@@ -23,6 +24,7 @@ inline FuzzEngineParts fuzz_parts() {
   parts.exhaust = &exhaust_part();
   parts.explain = &explain_part();
   parts.exporter = &export_part();
+  parts.seed = &seed_part();
   return parts;
 }
 

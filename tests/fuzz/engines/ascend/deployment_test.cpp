@@ -1,0 +1,112 @@
+// vllm-ascend deployments as seeds (fuzz/engines/ascend/deployment.cpp): a vLLM deployment plus the
+// plugin's "ascend" object, whose traffic is vLLM's steps with the plugin's fields (decode steps
+// at the deployment's ACL graph mode, prefills eager), and every bad key named.
+#include "fuzz/engines/ascend/deployment.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fuzz/seed/engine_seed.hpp"
+#include "fuzz/seed/seed.hpp"
+#include "reference/engines/ascend/model.hpp"
+#include "reference/profile.hpp"
+#include "reference/validate.hpp"
+
+namespace r3::ascend {
+namespace {
+
+constexpr const char* kSmall = R"({
+  "format": "r3fuzz-deployment/1",
+  "engine": "ascend",
+  "name": "small-ascend",
+  "note": "a small vllm-ascend deployment",
+  "topology": {"dp": 1, "tp": 2, "ep": true, "sp": false},
+  "model": {"layers": 3, "top_k": 2, "experts": 8},
+  "max_num_tokens": 16,
+  "cudagraph": [1, 2, 4],
+  "ascend": {"chip": "a3", "runner": "v1", "graph": "full_decode_only"},
+  "traffic": {"decode_batches": [1, 4], "prefill_lengths": [9]}
+})";
+
+std::string error_of(const std::string& text) {
+  auto d = deployment_from_json_text(text);
+  return d ? "(no error)" : d.error().message;
+}
+
+// `text` with `key`'s value replaced (or the key added).
+std::string with(const std::string& key, const std::string& value, std::string text = kSmall) {
+  const std::string needle = "\"" + key + "\": ";
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
+  size_t end = text.find(",\n", at);
+  if (end == std::string::npos) end = text.find("\n}", at);
+  return text.replace(at + needle.size(), end - at - needle.size(), value);
+}
+
+// Each traffic case as "tokens/graph mode/padding", each valid and in profile ascend.
+std::vector<std::string> traffic(const std::string& text) {
+  auto d = deployment_from_json_text(text);
+  EXPECT_TRUE(d) << d.error().message;
+  std::vector<std::string> out;
+  if (!d) return out;
+  const Status s = for_each_traffic_case(*d, [&](Case c) -> Status {
+    EXPECT_TRUE(validate(c).ok()) << validate(c).error().message;
+    EXPECT_TRUE(in_profile(c, Profile::of(engine(), 0)));
+    EXPECT_EQ(c.note, "a small vllm-ascend deployment");
+    out.push_back(std::to_string(c.tokens.at(0)) + "/" + std::string(to_string(fields_of(c)->graph)) + "/" +
+                  std::string(to_string(c.padding.mode)));
+    return ok_status();
+  });
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return out;
+}
+
+TEST(AscendDeployment, SeedsVllmsTrafficAsTheStepsThePluginRuns) {
+  auto d = deployment_from_json_text(kSmall);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->engine, engine());
+  EXPECT_EQ(d->name, "small-ascend");
+  EXPECT_EQ(default_profile_of(*d), Profile::of(engine(), 0));
+  const Case base = deployment_case(*d);
+  EXPECT_EQ(base.topology.tp, 2);
+  EXPECT_EQ(base.layer, 2);
+  EXPECT_EQ(fields_of(base)->chip, Chip::a3);
+  // Decode batches 1..4 at the capture sizes and their neighbours, padded and graphed; the prefill
+  // at 9 and one short, eager.
+  EXPECT_EQ(traffic(kSmall), (std::vector<std::string>{"1/full_decode_only/cudagraph", "2/full_decode_only/cudagraph",
+                                                       "3/full_decode_only/cudagraph", "4/full_decode_only/cudagraph",
+                                                       "9/eager/none", "8/eager/none"}));
+  EXPECT_EQ(count_traffic_cases(*d), 6);
+}
+
+TEST(AscendDeployment, NamesWhatIsWrong) {
+  EXPECT_EQ(error_of(with("ascend", "null")), "ascend: expected an object, got null");
+  std::string no_ascend = kSmall;
+  no_ascend.erase(no_ascend.find("  \"ascend\""), no_ascend.find("  \"traffic\"") - no_ascend.find("  \"ascend\""));
+  EXPECT_EQ(error_of(no_ascend), "ascend: missing (an ascend deployment names chip, runner and graph)");
+  EXPECT_EQ(error_of(with("path", "\"gathered\"")), "path: not a key of an ascend deployment (its comm type places the rows)");
+  EXPECT_EQ(error_of(with("ascend", R"({"chip": "a9", "runner": "v1", "graph": "eager"})")).rfind("ascend.chip: ", 0), 0u);
+  EXPECT_EQ(error_of(with("ascend", R"({"chip": "a3", "runner": "v1", "graph": "eager"})")),
+            "ascend.graph: eager, but cudagraph lists capture sizes (name the ACL graph mode its decode steps run: "
+            "piecewise, full_decode_only or npugraph_ex)");
+  std::string eager = kSmall;
+  eager.erase(eager.find("  \"cudagraph\""), eager.find("  \"ascend\"") - eager.find("  \"cudagraph\""));
+  EXPECT_EQ(error_of(eager), "ascend.graph: full_decode_only needs the capture sizes its steps are padded to (cudagraph)");
+  EXPECT_EQ(error_of(with("traffic", R"({"decode_batches": [1, 17]})")), "traffic.decode_batches: 17 is above max_num_tokens 16");
+}
+
+TEST(AscendDeployment, AMetadataLogCannotSeedIt) {
+  auto d = deployment_from_json_text(kSmall);
+  ASSERT_TRUE(d) << d.error().message;
+  const EngineSeed* part = engine_seed(engine());
+  ASSERT_NE(part, nullptr);
+  EXPECT_EQ(part->log_refusal(),
+            "a metadata log records vLLM's DP metadata, not the comm type that places an Ascend step's rows; an ascend "
+            "deployment seeds from its traffic only");
+  EXPECT_FALSE(part->log_case(*d, R"({"num_tokens_across_dp": [3]})").ok());
+}
+
+}  // namespace
+}  // namespace r3::ascend
