@@ -23,10 +23,13 @@ Deployment as_vllm(const Deployment& d, const AscendDeployment& a) {
 }
 
 // vLLM's step as the plugin runs it: its engine and fields. A step padded to a capture size runs the
-// deployment's ACL graph; any other (a prefill above the capture sizes) runs eager.
-Case as_ascend_step(Case c, const Fields& fields) {
+// deployment's ACL graph; any other (a prefill above the capture sizes) runs eager. B of the MC2
+// capacity is the deployment's largest capture size (ascend_forward_context.py,
+// set_mc2_tokens_capacity) whether or not this step runs a graph, so an eager step names it.
+Case as_ascend_step(Case c, const Fields& fields, const VllmDeployment& v) {
   c.engine = engine();
   Fields f = fields;
+  if (f.mc2_tokens == 0 && !v.cudagraph_sizes.empty()) f.mc2_tokens = v.cudagraph_sizes.back();
   if (c.padding.mode != PaddingMode::cudagraph) f.graph = Graph::eager;
   c.engine_fields.emplace<Fields>(f);
   return c;
@@ -55,7 +58,7 @@ Status read_ascend_deployment(const json& doc, Deployment& d) {
     return Error{"ascend.graph: " + std::string(to_string(a.fields.graph)) +
                  " needs the capture sizes its steps are padded to (cudagraph)"};
   }
-  Case base = as_ascend_step(vllm_deployment_case(d), a.fields);
+  Case base = as_ascend_step(vllm_deployment_case(d), a.fields, a.vllm);
   if (Status s = validate(base); !s.ok()) return Error{"deployment: " + s.error().message};
   d.fields.emplace(std::move(a));
   return ok_status();
@@ -64,7 +67,7 @@ Status read_ascend_deployment(const json& doc, Deployment& d) {
 Case ascend_deployment_case(const Deployment& d) {
   const AscendDeployment* a = ascend_deployment_of(d);
   if (!a) return Case{};
-  Case c = as_ascend_step(vllm_deployment_case(as_vllm(d, *a)), a->fields);
+  Case c = as_ascend_step(vllm_deployment_case(as_vllm(d, *a)), a->fields, a->vllm);
   c.note = d.note;
   return c;
 }
@@ -78,7 +81,7 @@ void generate_ascend_traffic(const Deployment& d, const std::function<bool(Case)
   const AscendDeployment* a = ascend_deployment_of(d);
   if (!a) return;
   generate_vllm_traffic(as_vllm(d, *a), [&](Case c) {
-    c = as_ascend_step(std::move(c), a->fields);
+    c = as_ascend_step(std::move(c), a->fields, a->vllm);
     c.note = d.note;
     return emit(std::move(c));
   });

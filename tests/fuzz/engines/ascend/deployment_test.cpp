@@ -45,7 +45,7 @@ std::string with(const std::string& key, const std::string& value, std::string t
   return text.replace(at + needle.size(), end - at - needle.size(), value);
 }
 
-// Each traffic case as "tokens/graph mode/padding", each valid and in profile ascend.
+// Each traffic case as "tokens/graph mode/padding/B" (B: mc2_tokens), each valid and in profile ascend.
 std::vector<std::string> traffic(const std::string& text) {
   auto d = deployment_from_json_text(text);
   EXPECT_TRUE(d) << d.error().message;
@@ -56,7 +56,7 @@ std::vector<std::string> traffic(const std::string& text) {
     EXPECT_TRUE(in_profile(c, Profile::of(engine(), 0)));
     EXPECT_EQ(c.note, "a small vllm-ascend deployment");
     out.push_back(std::to_string(c.tokens.at(0)) + "/" + std::string(to_string(fields_of(c)->graph)) + "/" +
-                  std::string(to_string(c.padding.mode)));
+                  std::string(to_string(c.padding.mode)) + "/" + std::to_string(fields_of(c)->mc2_tokens));
     return ok_status();
   });
   EXPECT_TRUE(s.ok()) << s.error().message;
@@ -74,10 +74,10 @@ TEST(AscendDeployment, SeedsVllmsTrafficAsTheStepsThePluginRuns) {
   EXPECT_EQ(base.layer, 2);
   EXPECT_EQ(fields_of(base)->chip, Chip::a3);
   // Decode batches 1..4 at the capture sizes and their neighbours, padded and graphed; the prefill
-  // at 9 and one short, eager.
-  EXPECT_EQ(traffic(kSmall), (std::vector<std::string>{"1/full_decode_only/cudagraph", "2/full_decode_only/cudagraph",
-                                                       "3/full_decode_only/cudagraph", "4/full_decode_only/cudagraph",
-                                                       "9/eager/none", "8/eager/none"}));
+  // at 9 and one short, eager. B of the MC2 capacity is the largest capture size on every step.
+  EXPECT_EQ(traffic(kSmall), (std::vector<std::string>{"1/full_decode_only/cudagraph/4", "2/full_decode_only/cudagraph/4",
+                                                       "3/full_decode_only/cudagraph/4", "4/full_decode_only/cudagraph/4",
+                                                       "9/eager/none/4", "8/eager/none/4"}));
   EXPECT_EQ(count_traffic_cases(*d), 6);
 }
 
