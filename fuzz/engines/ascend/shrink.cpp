@@ -106,6 +106,21 @@ void knobs_off(const Case& c, std::vector<Case>& out) {
   toward_default(c, out, [](Fields& f) { return f.chip != Chip::a3 && (f.chip = Chip::a3, true); });
 }
 
+// A step above the MC2 capacity (A3's ALLTOALL, A5's ALLTOALL or ALLGATHER) keeps its comm type at
+// a far smaller size when B is named smallest (mc2_tokens 1: a capacity of T rows) instead of
+// derived from M: halve every count and M with B at 1. Without it a step whose B is derived stays
+// above M/T*T rows, a thousand tokens where a handful show the same bug.
+void small_capacity(const Case& c, std::vector<Case>& out) {
+  const Fields* f = fields_of(c);
+  if (!f || f->mc2_tokens == 1 || c.max_num_tokens < 2) return;
+  Case smaller = c;
+  fields_of(smaller)->mc2_tokens = 1;
+  for (int64_t& n : smaller.tokens) n = (n + 1) / 2;
+  smaller.max_num_tokens = (c.max_num_tokens + 1) / 2;
+  if (!fittable(smaller)) return;
+  offer(c, std::move(smaller), out);
+}
+
 class Shrink final : public EngineShrink {
  public:
   void append_passes(std::vector<ShrinkPass>& passes, bool allow_path_change) const override {
@@ -117,6 +132,7 @@ class Shrink final : public EngineShrink {
     // The chip and knobs pick the comm type, which the signature names.
     (void)allow_path_change;  // a change of comm type changes the signature, which the shrinker refuses
     passes.push_back({"ascend knobs off", CasePart::path, knobs_off});
+    passes.push_back({"ascend small capacity", CasePart::tokens, small_capacity});
   }
   void append_key(const Case& c, CaseKey& key) const override {
     const Fields* f = fields_of(c);
