@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +64,17 @@ class EngineAdapter {
   // exchange_step() does: the robustness target's (fuzz/libfuzzer/robustness.cpp) way in.
   virtual Result<AdapterReplyTexts> read_reply_for_fuzzing(const nlohmann::json& reply,
                                                            const BufferShape& buffer) const = 0;
+};
+
+// An engine whose steps travel as the base protocol's capture requests (vLLM's, and vllm-ascend's
+// with its context added): its replies are the base protocol's too.
+class CaptureRequestAdapter : public EngineAdapter {
+ public:
+  Result<AdapterReplyTexts> read_reply_for_fuzzing(const nlohmann::json& reply,
+                                                   const BufferShape& buffer) const override {
+    R3_TRY(CaptureReply read, read_capture_reply(reply, buffer));
+    return AdapterReplyTexts{std::move(read.branch), std::move(read.error)};
+  }
 };
 
 // The adapter part of `engine`; null when it has none (fuzz/engines/registry.cpp).

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "fuzz/campaign/report.hpp"
+#include "fuzz/export/trace_target.hpp"
 #include "fuzz/io/terminal_text.hpp"
 
 namespace r3 {
@@ -63,6 +65,12 @@ std::string summarize_trace(const Trace& t) {
   return out;
 }
 
+std::string trace_export_text(const std::string& program, const std::string& file, const Trace& t) {
+  if (file.empty()) return export_command_text(program, file);
+  if (const std::optional<std::string> why = trace_export_refusal(t)) return "(none: " + *why + ")";
+  return export_command_text(program, file);
+}
+
 std::string trace_report_text(const TraceCampaignReport& r, bool with_timing) {
   std::string out = table(r);
   out += "r3fuzz run --traces: seed " + std::to_string(r.options.seed) + ", budget " + budget_text(r.options) +
@@ -82,6 +90,7 @@ std::string trace_report_text(const TraceCampaignReport& r, bool with_timing) {
     out += "      first: trace #" + std::to_string(f.first_trace) + " of seed " + std::to_string(r.options.seed) + "\n";
     out += "      reproducer: " + summarize_trace(f.reproducer) + "\n";
     out += "      replay: " + terminal_safe(replay_command(r.options.program, f.file)) + "\n";
+    out += "      export: " + terminal_safe(trace_export_text(r.options.program, f.file, f.reproducer)) + "\n";
   }
   if (r.invalid_draws > 0)
     out += std::to_string(r.invalid_draws) + " drawn traces were invalid (a generator bug); the first: " +
@@ -116,7 +125,8 @@ nlohmann::json trace_report_json(const TraceCampaignReport& r, bool with_timing)
                            {"detail", f.detail},
                            {"reproducer", summarize_trace(f.reproducer)},
                            {"file", f.file},
-                           {"replay", replay_command(r.options.program, f.file)}};
+                           {"replay", replay_command(r.options.program, f.file)},
+                           {"export", trace_export_text(r.options.program, f.file, f.reproducer)}};
     if (with_timing) item["first_seconds"] = r.first_seconds[i];
     findings.push_back(std::move(item));
   }

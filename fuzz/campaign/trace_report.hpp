@@ -20,4 +20,9 @@ JunitSuite junit_of_trace_run(const TraceCampaignReport& report);
 // "1 request, 2 steps, dp 1, tp 1: extend 4, decode 1; events hit" (the reproducer's size).
 std::string summarize_trace(const Trace& t);
 
+// What a trace's report prints after "export: ": the command that writes `t` (saved as `file`) as a
+// pytest on its engine's own code, or "(none: WHY)" when the export refuses it (an engine without a
+// trace export part, a finding its part cannot drive), or "(not written: --out is off)".
+std::string trace_export_text(const std::string& program, const std::string& file, const Trace& t);
+
 }  // namespace r3

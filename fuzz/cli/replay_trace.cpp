@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/campaign/report.hpp"
+#include "fuzz/campaign/trace_report.hpp"
 #include "fuzz/codec/trace_json.hpp"
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -64,6 +65,7 @@ TraceReplay replay_trace_file(const std::string& file, const std::vector<std::st
     if (failed) {
       out << "  " << terminal_safe(j->detail) << "\n";
       out << "  replay: " << terminal_safe(replay_command(program, file)) << "\n";
+      out << "  export: " << terminal_safe(trace_export_text(program, file, *t)) << "\n";
     }
     JunitCase tc{"r3fuzz.replay." + name, file, std::nullopt, std::nullopt,
                  name + ": " + got + (failed ? "\n" + j->detail : "") + "\nreplay: " + replay_command(program, file) + "\n"};

@@ -7,6 +7,7 @@
 // this part cannot export its traces, and says so.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,9 @@ const EngineTraceTarget* engine_trace_export(Engine engine);
 
 // The target for `t`, by the trace's engine; an error naming the engine when it has none.
 Result<const EngineTraceTarget*> trace_target(const Trace& t);
+
+// Why `r3fuzz export TRACE --pytest` refuses `t` (its engine has no trace export part, or its part
+// cannot drive what the trace holds), in the words the export prints; nullopt when it exports.
+std::optional<std::string> trace_export_refusal(const Trace& t);
 
 }  // namespace r3

@@ -43,6 +43,17 @@ class EngineSeed {
   virtual Result<Case> log_case(const Deployment& d, std::string_view line) const = 0;
 };
 
+// An engine whose deployments seed from their traffic only: a metadata log is refused with `why`.
+class TrafficOnlySeed : public EngineSeed {
+ public:
+  explicit constexpr TrafficOnlySeed(std::string_view why) : why_(why) {}
+  std::string_view log_refusal() const override { return why_; }
+  Result<Case> log_case(const Deployment&, std::string_view) const override { return Error{std::string(why_)}; }
+
+ private:
+  std::string_view why_;
+};
+
 // The seed part of `engine`; null when it has none (fuzz/engines/registry.cpp).
 const EngineSeed* engine_seed(Engine engine);
 

@@ -41,7 +41,8 @@ struct Printed {
 
 // The commands on a report's lines: what follows "replay: " or "export: " inside an indented
 // line ("  replay: CMD", "      finding 1; replay: CMD"). replay's summary line, "replay: 2
-// case files, ...", starts its line, and "(not written: --out is off)" is no command.
+// case files, ...", starts its line, and a parenthesis ("(not written: --out is off)", "(none:
+// engine vllm: ...)") is no command.
 std::vector<Printed> commands_in_report(const std::string& text) {
   std::vector<Printed> found;
   size_t start = 0;
@@ -53,7 +54,7 @@ std::vector<Printed> commands_in_report(const std::string& text) {
       const size_t at = line.find(label + ": ");
       if (at == std::string::npos || at == 0 || line[at - 1] != ' ') continue;
       const std::string command = line.substr(at + label.size() + 2);
-      if (command.rfind("(not written", 0) != 0) found.push_back({label, command});
+      if (command.rfind('(', 0) != 0) found.push_back({label, command});
     }
     start = end + 1;
   }

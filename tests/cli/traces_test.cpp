@@ -57,7 +57,7 @@ TEST_F(Traces, TheReportIsTheSameForEveryJobCount) {
   auto a = nlohmann::json::parse(one.out);
   auto b = nlohmann::json::parse(two.out);
   for (auto* report : {&a, &b})
-    for (auto& f : (*report)["findings"]) f.erase("file"), f.erase("replay");
+    for (auto& f : (*report)["findings"]) f.erase("file"), f.erase("replay"), f.erase("export");
   EXPECT_EQ(a, b);
 }
 
@@ -89,6 +89,16 @@ TEST_F(Traces, ReplayChecksATracesExpect) {
   Ran r = run("replay " + src.string());
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, ": sglang: wrong_route (trace): as expected\n")) << r.out;
+  // A failing verdict says how to replay it and whether it exports: this one's finding is the
+  // speculative worker's, which the SGLang trace export cannot drive.
+  EXPECT_TRUE(contains(r.out, "\n  replay: " + std::string(R3FUZZ_BINARY) + " replay " + src.string() +
+                                  "\n  export: (none: config.spec: speculative decoding moves KV in the worker, "
+                                  "not in the capturer)\n"))
+      << r.out;
+  const fs::path exportable = kCorpus / "traces" / "regression" / "trtllm-decode-position-wrong_route.json";
+  const Ran e = run("replay " + exportable.string());
+  EXPECT_TRUE(contains(e.out, "\n  export: " + std::string(R3FUZZ_BINARY) + " export " + exportable.string() + " --pytest\n"))
+      << e.out;
   r = run("replay " + src.string() + " --impl sglang-fixed");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, ": sglang-fixed: pass (trace)\n")) << r.out;

@@ -16,7 +16,7 @@
 namespace r3::ascend {
 namespace {
 
-class Adapter final : public EngineAdapter {
+class Adapter final : public CaptureRequestAdapter {
  public:
   Result<ConcreteOutcome> exchange_step(AdapterChannel& channel, const Case& c, const Step& step) const override {
     const StepFields* sf = step_fields_of(step);
@@ -28,11 +28,6 @@ class Adapter final : public EngineAdapter {
                               {"num_tokens", sf->counts.at(static_cast<size_t>(view.dp))}}}};
     };
     return channel.exchange_capture_requests(c, step, &context);
-  }
-  Result<AdapterReplyTexts> read_reply_for_fuzzing(const nlohmann::json& reply,
-                                                   const BufferShape& buffer) const override {
-    R3_TRY(CaptureReply read, read_capture_reply(reply, buffer));
-    return AdapterReplyTexts{std::move(read.branch), std::move(read.error)};
   }
 };
 

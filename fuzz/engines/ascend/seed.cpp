@@ -11,16 +11,15 @@ constexpr std::string_view kLogRefusal =
     "a metadata log records vLLM's DP metadata, not the comm type that places an Ascend step's rows; an ascend "
     "deployment seeds from its traffic only";
 
-class Seed final : public EngineSeed {
+class Seed final : public TrafficOnlySeed {
  public:
+  Seed() : TrafficOnlySeed(kLogRefusal) {}
   Status read_deployment(const nlohmann::json& doc, Deployment& d) const override { return read_ascend_deployment(doc, d); }
   Case base_case(const Deployment& d) const override { return ascend_deployment_case(d); }
   TrafficSize traffic_size(const Deployment& d) const override { return ascend_traffic_size(d); }
   void generate_traffic(const Deployment& d, const std::function<bool(Case)>& emit) const override {
     generate_ascend_traffic(d, emit);
   }
-  std::string_view log_refusal() const override { return kLogRefusal; }
-  Result<Case> log_case(const Deployment&, std::string_view) const override { return Error{std::string(kLogRefusal)}; }
 };
 
 }  // namespace

@@ -13,8 +13,9 @@ namespace {
 constexpr std::string_view kLogRefusal =
     "metadata logs are vLLM's (num_tokens_across_dp, local_sizes); an SGLang deployment seeds from its traffic only";
 
-class Seed final : public EngineSeed {
+class Seed final : public TrafficOnlySeed {
  public:
+  Seed() : TrafficOnlySeed(kLogRefusal) {}
   Status read_deployment(const nlohmann::json& doc, Deployment& d) const override {
     R3_TRY_STATUS(read_deployment_labels(doc, d));
     R3_TRY(SglangDeployment fields, sglang_deployment_from_json(doc));
@@ -40,8 +41,6 @@ class Seed final : public EngineSeed {
       return emit(std::move(c));
     });
   }
-  std::string_view log_refusal() const override { return kLogRefusal; }
-  Result<Case> log_case(const Deployment&, std::string_view) const override { return Error{std::string(kLogRefusal)}; }
 };
 
 }  // namespace

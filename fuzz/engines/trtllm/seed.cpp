@@ -6,19 +6,14 @@
 namespace r3::trtllm {
 namespace {
 
-class Seed final : public EngineSeed {
+class Seed final : public TrafficOnlySeed {
  public:
+  Seed() : TrafficOnlySeed("a TensorRT-LLM deployment runs one rank (profile trtllm): there is no DP metadata to log") {}
   Status read_deployment(const nlohmann::json& doc, Deployment& d) const override { return read_trtllm_deployment(doc, d); }
   Case base_case(const Deployment& d) const override { return trtllm_deployment_case(d); }
   TrafficSize traffic_size(const Deployment& d) const override { return trtllm_traffic_size(trtllm_deployment_of(d)); }
   void generate_traffic(const Deployment& d, const std::function<bool(Case)>& emit) const override {
     generate_trtllm_traffic(d, emit);
-  }
-  std::string_view log_refusal() const override {
-    return "a TensorRT-LLM deployment runs one rank (profile trtllm): there is no DP metadata to log";
-  }
-  Result<Case> log_case(const Deployment&, std::string_view) const override {
-    return Error{std::string(log_refusal())};
   }
 };
 

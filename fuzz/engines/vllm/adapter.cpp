@@ -8,15 +8,10 @@
 namespace r3::vllm {
 namespace {
 
-class Adapter final : public EngineAdapter {
+class Adapter final : public CaptureRequestAdapter {
  public:
   Result<ConcreteOutcome> exchange_step(AdapterChannel& channel, const Case& c, const Step& step) const override {
     return channel.exchange_capture_requests(c, step, nullptr);
-  }
-  Result<AdapterReplyTexts> read_reply_for_fuzzing(const nlohmann::json& reply,
-                                                   const BufferShape& buffer) const override {
-    R3_TRY(CaptureReply read, read_capture_reply(reply, buffer));
-    return AdapterReplyTexts{std::move(read.branch), std::move(read.error)};
   }
 };
 

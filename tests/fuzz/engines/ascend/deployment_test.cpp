@@ -13,6 +13,7 @@
 #include "reference/engines/ascend/model.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/deployment_text.hpp"
 
 namespace r3::ascend {
 namespace {
@@ -30,19 +31,9 @@ constexpr const char* kSmall = R"({
   "traffic": {"decode_batches": [1, 4], "prefill_lengths": [9]}
 })";
 
-std::string error_of(const std::string& text) {
-  auto d = deployment_from_json_text(text);
-  return d ? "(no error)" : d.error().message;
-}
-
-// `text` with `key`'s value replaced (or the key added).
-std::string with(const std::string& key, const std::string& value, std::string text = kSmall) {
-  const std::string needle = "\"" + key + "\": ";
-  const size_t at = text.find(needle);
-  if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
-  size_t end = text.find(",\n", at);
-  if (end == std::string::npos) end = text.find("\n}", at);
-  return text.replace(at + needle.size(), end - at - needle.size(), value);
+// `text` (kSmall by default) with `key`'s value replaced (or the key added).
+std::string with(const std::string& key, const std::string& value, const std::string& text = kSmall) {
+  return test::with_key(text, key, value);
 }
 
 // Each traffic case as "tokens/graph mode/padding/B" (B: mc2_tokens), each valid and in profile ascend.
@@ -82,19 +73,19 @@ TEST(AscendDeployment, SeedsVllmsTrafficAsTheStepsThePluginRuns) {
 }
 
 TEST(AscendDeployment, NamesWhatIsWrong) {
-  EXPECT_EQ(error_of(with("ascend", "null")), "ascend: expected an object, got null");
+  EXPECT_EQ(test::deployment_error(with("ascend", "null")), "ascend: expected an object, got null");
   std::string no_ascend = kSmall;
   no_ascend.erase(no_ascend.find("  \"ascend\""), no_ascend.find("  \"traffic\"") - no_ascend.find("  \"ascend\""));
-  EXPECT_EQ(error_of(no_ascend), "ascend: missing (an ascend deployment names chip, runner and graph)");
-  EXPECT_EQ(error_of(with("path", "\"gathered\"")), "path: not a key of an ascend deployment (its comm type places the rows)");
-  EXPECT_EQ(error_of(with("ascend", R"({"chip": "a9", "runner": "v1", "graph": "eager"})")).rfind("ascend.chip: ", 0), 0u);
-  EXPECT_EQ(error_of(with("ascend", R"({"chip": "a3", "runner": "v1", "graph": "eager"})")),
+  EXPECT_EQ(test::deployment_error(no_ascend), "ascend: missing (an ascend deployment names chip, runner and graph)");
+  EXPECT_EQ(test::deployment_error(with("path", "\"gathered\"")), "path: not a key of an ascend deployment (its comm type places the rows)");
+  EXPECT_EQ(test::deployment_error(with("ascend", R"({"chip": "a9", "runner": "v1", "graph": "eager"})")).rfind("ascend.chip: ", 0), 0u);
+  EXPECT_EQ(test::deployment_error(with("ascend", R"({"chip": "a3", "runner": "v1", "graph": "eager"})")),
             "ascend.graph: eager, but cudagraph lists capture sizes (name the ACL graph mode its decode steps run: "
             "piecewise, full_decode_only or npugraph_ex)");
   std::string eager = kSmall;
   eager.erase(eager.find("  \"cudagraph\""), eager.find("  \"ascend\"") - eager.find("  \"cudagraph\""));
-  EXPECT_EQ(error_of(eager), "ascend.graph: full_decode_only needs the capture sizes its steps are padded to (cudagraph)");
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_batches": [1, 17]})")), "traffic.decode_batches: 17 is above max_num_tokens 16");
+  EXPECT_EQ(test::deployment_error(eager), "ascend.graph: full_decode_only needs the capture sizes its steps are padded to (cudagraph)");
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_batches": [1, 17]})")), "traffic.decode_batches: 17 is above max_num_tokens 16");
 }
 
 TEST(AscendDeployment, AMetadataLogCannotSeedIt) {

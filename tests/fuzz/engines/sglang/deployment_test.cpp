@@ -7,6 +7,7 @@
 #include "reference/engines/sglang/fields.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/deployment_text.hpp"
 
 namespace r3 {
 namespace {
@@ -31,19 +32,9 @@ Deployment read(const std::string& text) {
   return d ? *d : Deployment{};
 }
 
-std::string error_of(const std::string& text) {
-  auto d = deployment_from_json_text(text);
-  return d ? "(no error)" : d.error().message;
-}
-
-// `text` (kSmall by default) with `key` replaced (or added) by `value`, as JSON text.
-std::string with(const std::string& key, const std::string& value, std::string text = kSmall) {
-  const std::string needle = "\"" + key + "\": ";
-  const size_t at = text.find(needle);
-  if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
-  size_t end = text.find(",\n", at);
-  if (end == std::string::npos) end = text.find("\n}", at);
-  return text.replace(at + needle.size(), end - at - needle.size(), value);
+// `text` (kSmall by default) with `key`'s value replaced (or the key added).
+std::string with(const std::string& key, const std::string& value, const std::string& text = kSmall) {
+  return test::with_key(text, key, value);
 }
 
 TEST(SglangDeployment, ReadsTheKnobsIntoAnSglangBaseCase) {
@@ -155,42 +146,42 @@ TEST(SglangDeployment, DefaultDecodeBucketsFollowServerArgsAndTheirAlignment) {
 }
 
 TEST(SglangDeployment, BadFieldsAreNamed) {
-  EXPECT_EQ(error_of(with("speed", "1")),
+  EXPECT_EQ(test::deployment_error(with("speed", "1")),
             "deployment: unknown key \"speed\" for an SGLang deployment (allowed: format, engine, name, note, topology, "
             "model, spec_width, cuda_graph, tbo, chunked_prefill_size, max_running_requests, traffic)");
-  EXPECT_EQ(error_of(with("topology", R"({"dp": 1, "tp": 1, "dp_attention": true, "a2a": "none"})")),
+  EXPECT_EQ(test::deployment_error(with("topology", R"({"dp": 1, "tp": 1, "dp_attention": true, "a2a": "none"})")),
             "topology.dp_attention: needs dp > 1 (server_args.py: DP attention runs dp > 1 attention-DP ranks)");
-  EXPECT_EQ(error_of(with("topology", R"({"dp": 2, "tp": 1, "dp_attention": true, "a2a": "ucx"})")),
+  EXPECT_EQ(test::deployment_error(with("topology", R"({"dp": 2, "tp": 1, "dp_attention": true, "a2a": "ucx"})")),
             "topology.a2a: \"ucx\" is not one of none, deepep, mooncake, nixl, mori, flashinfer, megamoe, pplx, "
             "ascend_fuseep");
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_requests": [1, 5]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_requests": [1, 5]})")),
             "traffic.decode_requests: 5 is above max_running_requests 4 (per DP rank)");
-  EXPECT_EQ(error_of(with("traffic", R"({"prefill_lengths": [33]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"prefill_lengths": [33]})")),
             "traffic.prefill_lengths[0]: 33 is outside [0, 32] (chunked_prefill_size, per DP rank: a prefill chunk "
             "holds no more)");
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_batches": [1, 2]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_batches": [1, 2]})")),
             "traffic: unknown key \"decode_batches\" (allowed: decode_requests, prefill_lengths)");
-  EXPECT_EQ(error_of(with("cuda_graph", R"({"decode": "sglang-default"})")),
+  EXPECT_EQ(test::deployment_error(with("cuda_graph", R"({"decode": "sglang-default"})")),
             "cuda_graph.decode_max_bs: \"decode\": \"sglang-default\" needs SGLang's --cuda-graph-max-bs, a positive "
             "integer");
   // Under TBO SGLang aligns decode buckets to 2 (the case format names the bucket).
-  EXPECT_EQ(error_of(with("tbo", "true")).rfind("cuda_graph.decode[0]: 1 is not a multiple of 2", 0), 0u);
-  EXPECT_EQ(error_of(R"({"format": "r3fuzz-deployment/1", "engine": "sglang", "name": "tp2-tbo",
+  EXPECT_EQ(test::deployment_error(with("tbo", "true")).rfind("cuda_graph.decode[0]: 1 is not a multiple of 2", 0), 0u);
+  EXPECT_EQ(test::deployment_error(R"({"format": "r3fuzz-deployment/1", "engine": "sglang", "name": "tp2-tbo",
       "topology": {"dp": 1, "tp": 2, "dp_attention": false, "a2a": "none"}, "model": {"layers": 1, "top_k": 1, "experts": 4},
       "tbo": true, "chunked_prefill_size": 32, "max_running_requests": 4, "traffic": {"prefill_lengths": [8]}})"),
             "tbo: two-batch overlap with a2a none needs DP attention; SGLang refuses to start (server_args.py, "
             "_check_two_batch_overlap)");
-  EXPECT_EQ(error_of(with("max_running_requests", "0")), "max_running_requests: 0 is out of range [1, 16777216]");
-  EXPECT_EQ(error_of(with("engine", "\"tgi\"")), "engine: expected \"vllm\", \"sglang\", \"trtllm\" or \"ascend\"");
+  EXPECT_EQ(test::deployment_error(with("max_running_requests", "0")), "max_running_requests: 0 is out of range [1, 16777216]");
+  EXPECT_EQ(test::deployment_error(with("engine", "\"tgi\"")), "engine: expected \"vllm\", \"sglang\", \"trtllm\" or \"ascend\"");
 }
 
 TEST(SglangDeployment, DecodeMaxBsIsBoundedAndListsNoBucketAboveThePool) {
   // 10^12 once made SGLang's default list in full (std::bad_alloc): it is a batch size, bounded as
   // every bucket is.
-  EXPECT_EQ(error_of(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 1000000000000})")),
+  EXPECT_EQ(test::deployment_error(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 1000000000000})")),
             "cuda_graph.decode_max_bs: 1000000000000 is out of range [1, 16777216] (a decode batch size, bounded as a "
             "bucket is)");
-  EXPECT_EQ(error_of(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 18446744073709551615})")),
+  EXPECT_EQ(test::deployment_error(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 18446744073709551615})")),
             "cuda_graph.decode_max_bs: 18446744073709551615 is out of range for a 64-bit integer");
   // The largest is fine: nothing above the pool (max_running_requests 4) is listed.
   auto d = read(with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 16777216})"));
@@ -198,7 +189,7 @@ TEST(SglangDeployment, DecodeMaxBsIsBoundedAndListsNoBucketAboveThePool) {
             (std::vector<int64_t>{1, 2, 4}));
   // A pool that would keep more buckets than a case holds is refused, naming decode_max_bs.
   EXPECT_EQ(sglang_default_decode_buckets(16777216, false, 1, 1, 16777216).size(), 1025u);  // stops there
-  EXPECT_EQ(error_of(with("max_running_requests", "100000",
+  EXPECT_EQ(test::deployment_error(with("max_running_requests", "100000",
                           with("cuda_graph", R"({"decode": "sglang-default", "decode_max_bs": 100000})"))),
             "cuda_graph.decode_max_bs: 100000 gives over 1024 decode buckets (SGLang's default list up to it or "
             "max_running_requests 100000), at most 1024 (lower it, or list the buckets)");
@@ -214,7 +205,7 @@ TEST(SglangDeployment, TrafficIsBoundedAndCountedAsMade) {
   for (int i = 0; i < 4096; ++i) lengths += (i ? ", " : "") + std::to_string(i % 33);
   lengths += "]";
   // 4096 lengths and 2 decode steps: 16386 cases.
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_requests": [1, 2], "prefill_lengths": )" + lengths + "}")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_requests": [1, 2], "prefill_lengths": )" + lengths + "}")),
             "traffic: seeds 16386 cases (2 decode and 16384 prefill steps), at most 16384 (fewer prefill_lengths, or a "
             "narrower decode range)");
   auto fits = read(with("traffic", R"({"prefill_lengths": )" + lengths + "}"));
@@ -224,7 +215,7 @@ TEST(SglangDeployment, TrafficIsBoundedAndCountedAsMade) {
   auto eager_cases = cases_from_traffic(eager);
   ASSERT_TRUE(eager_cases);
   EXPECT_EQ(count_traffic_cases(eager), static_cast<int64_t>(eager_cases->size()));
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_requests": [1, 2, 3]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_requests": [1, 2, 3]})")),
             "traffic.decode_requests: 3 entries, at most 2 (expected [lo, hi])");
 }
 

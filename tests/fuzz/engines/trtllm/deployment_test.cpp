@@ -13,6 +13,7 @@
 #include "reference/engines/trtllm/model.hpp"
 #include "reference/profile.hpp"
 #include "reference/validate.hpp"
+#include "tests/support/deployment_text.hpp"
 
 namespace r3 {
 namespace {
@@ -30,19 +31,9 @@ constexpr const char* kSmall = R"({
   "traffic": {"decode_batches": [2, 6], "prefill_lengths": [16]}
 })";
 
-std::string error_of(const std::string& text) {
-  auto d = deployment_from_json_text(text);
-  return d ? "(no error)" : d.error().message;
-}
-
-// `text` with `key`'s value replaced (or the key added).
-std::string with(const std::string& key, const std::string& value, std::string text = kSmall) {
-  const std::string needle = "\"" + key + "\": ";
-  const size_t at = text.find(needle);
-  if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
-  size_t end = text.find(",\n", at);
-  if (end == std::string::npos) end = text.find("\n}", at);
-  return text.replace(at + needle.size(), end - at - needle.size(), value);
+// `text` (kSmall by default) with `key`'s value replaced (or the key added).
+std::string with(const std::string& key, const std::string& value, const std::string& text = kSmall) {
+  return test::with_key(text, key, value);
 }
 
 // Each traffic case as "rows/padding sizes".
@@ -87,20 +78,20 @@ TEST(TrtllmDeployment, DecodeStepsStraddleEachPaddedSizeAndContextStepsRunUnpadd
 }
 
 TEST(TrtllmDeployment, EveryBadKeyIsNamed) {
-  EXPECT_EQ(error_of(with("pipeline_parallel_size", "2")),
+  EXPECT_EQ(test::deployment_error(with("pipeline_parallel_size", "2")),
             "deployment: unknown key \"pipeline_parallel_size\" (allowed: format, engine, name, note, "
             "tensor_parallel_size, model, max_num_tokens, max_batch_size, cuda_graph_config, traffic)");
-  EXPECT_EQ(error_of(with("cuda_graph_config", R"({"batch_sizes": [4, 2], "enable_padding": true})")),
+  EXPECT_EQ(test::deployment_error(with("cuda_graph_config", R"({"batch_sizes": [4, 2], "enable_padding": true})")),
             "cuda_graph_config.batch_sizes[1]: expected increasing sizes of at least 1");
-  EXPECT_EQ(error_of(with("cuda_graph_config", R"({"enable_padding": "yes", "batch_sizes": [1]})")),
+  EXPECT_EQ(test::deployment_error(with("cuda_graph_config", R"({"enable_padding": "yes", "batch_sizes": [1]})")),
             "cuda_graph_config.enable_padding: expected true or false");
-  EXPECT_EQ(error_of(with("traffic", R"({"decode_batches": [1, 7]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"decode_batches": [1, 7]})")),
             "traffic.decode_batches: 7 is above max_batch_size and max_num_tokens (6)");
-  EXPECT_EQ(error_of(with("traffic", R"({"prefill_lengths": [17]})")),
+  EXPECT_EQ(test::deployment_error(with("traffic", R"({"prefill_lengths": [17]})")),
             "traffic.prefill_lengths[0]: 17 is outside [1, 16] (max_num_tokens)");
-  EXPECT_EQ(error_of(with("model", R"({"layers": 3, "top_k": 9, "experts": 8})")),
+  EXPECT_EQ(test::deployment_error(with("model", R"({"layers": 3, "top_k": 9, "experts": 8})")),
             "model.top_k: 9 is above model.experts");
-  EXPECT_EQ(error_of(with("model", R"({"layers": 3, "top_k": 2, "experts": 8, "shared": 1})")),
+  EXPECT_EQ(test::deployment_error(with("model", R"({"layers": 3, "top_k": 2, "experts": 8, "shared": 1})")),
             "model: unknown key \"shared\" (allowed: layers, top_k, experts)");
 }
 

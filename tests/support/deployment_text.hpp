@@ -1,0 +1,28 @@
+// Deployment documents as the engines' seed tests edit them (fuzz/engines/NAME/deployment.cpp): a
+// small deployment's JSON text with one key replaced or added, and what reading it gives.
+#pragma once
+
+#include <string>
+
+#include "fuzz/seed/seed.hpp"
+
+namespace r3::test {
+
+// The error reading `text` as a deployment gives, or "(no error)".
+inline std::string deployment_error(const std::string& text) {
+  auto d = deployment_from_json_text(text);
+  return d ? "(no error)" : d.error().message;
+}
+
+// `text` with `key`'s value replaced by `value` (JSON text), or the key added at the end. The
+// value replaced runs to the end of its line (a pretty-printed document, one key a line).
+inline std::string with_key(std::string text, const std::string& key, const std::string& value) {
+  const std::string needle = "\"" + key + "\": ";
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return text.replace(text.rfind('}'), 1, ", " + needle + value + "}");
+  size_t end = text.find(",\n", at);
+  if (end == std::string::npos) end = text.find("\n}", at);
+  return text.replace(at + needle.size(), end - at - needle.size(), value);
+}
+
+}  // namespace r3::test
