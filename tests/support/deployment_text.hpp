@@ -2,9 +2,15 @@
 // small deployment's JSON text with one key replaced or added, and what reading it gives.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "fuzz/seed/seed.hpp"
+#include "reference/profile.hpp"
+#include "reference/validate.hpp"
 
 namespace r3::test {
 
@@ -23,6 +29,24 @@ inline std::string with_key(std::string text, const std::string& key, const std:
   size_t end = text.find(",\n", at);
   if (end == std::string::npos) end = text.find("\n}", at);
   return text.replace(at + needle.size(), end - at - needle.size(), value);
+}
+
+// Each traffic case the deployment `text` seeds, as `describe` writes it; every case is expected
+// valid and inside `profile`.
+inline std::vector<std::string> seeded_traffic(const std::string& text, Profile profile,
+                                               const std::function<std::string(const Case&)>& describe) {
+  auto d = deployment_from_json_text(text);
+  EXPECT_TRUE(d) << d.error().message;
+  std::vector<std::string> out;
+  if (!d) return out;
+  const Status s = for_each_traffic_case(*d, [&](Case c) -> Status {
+    EXPECT_TRUE(validate(c).ok()) << validate(c).error().message;
+    EXPECT_TRUE(in_profile(c, profile)) << describe(c);
+    out.push_back(describe(c));
+    return ok_status();
+  });
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return out;
 }
 
 }  // namespace r3::test

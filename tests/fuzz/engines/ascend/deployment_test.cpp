@@ -38,20 +38,11 @@ std::string with(const std::string& key, const std::string& value, const std::st
 
 // Each traffic case as "tokens/graph mode/padding/B" (B: mc2_tokens), each valid and in profile ascend.
 std::vector<std::string> traffic(const std::string& text) {
-  auto d = deployment_from_json_text(text);
-  EXPECT_TRUE(d) << d.error().message;
-  std::vector<std::string> out;
-  if (!d) return out;
-  const Status s = for_each_traffic_case(*d, [&](Case c) -> Status {
-    EXPECT_TRUE(validate(c).ok()) << validate(c).error().message;
-    EXPECT_TRUE(in_profile(c, Profile::of(engine(), 0)));
+  return test::seeded_traffic(text, Profile::of(engine(), 0), [](const Case& c) {
     EXPECT_EQ(c.note, "a small vllm-ascend deployment");
-    out.push_back(std::to_string(c.tokens.at(0)) + "/" + std::string(to_string(fields_of(c)->graph)) + "/" +
-                  std::string(to_string(c.padding.mode)) + "/" + std::to_string(fields_of(c)->mc2_tokens));
-    return ok_status();
+    return std::to_string(c.tokens.at(0)) + "/" + std::string(to_string(fields_of(c)->graph)) + "/" +
+           std::string(to_string(c.padding.mode)) + "/" + std::to_string(fields_of(c)->mc2_tokens);
   });
-  EXPECT_TRUE(s.ok()) << s.error().message;
-  return out;
 }
 
 TEST(AscendDeployment, SeedsVllmsTrafficAsTheStepsThePluginRuns) {

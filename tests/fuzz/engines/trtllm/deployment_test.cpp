@@ -38,20 +38,11 @@ std::string with(const std::string& key, const std::string& value, const std::st
 
 // Each traffic case as "rows/padding sizes".
 std::vector<std::string> traffic(const std::string& text) {
-  auto d = deployment_from_json_text(text);
-  EXPECT_TRUE(d) << d.error().message;
-  std::vector<std::string> out;
-  if (!d) return out;
-  const Status s = for_each_traffic_case(*d, [&](Case c) -> Status {
-    EXPECT_TRUE(validate(c).ok()) << validate(c).error().message;
-    EXPECT_TRUE(in_profile(c, Profile::of(trtllm::engine(), 0)));
+  return test::seeded_traffic(text, Profile::of(trtllm::engine(), 0), [](const Case& c) {
     std::string sizes;
     for (int64_t b : c.padding.cudagraph_sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
-    out.push_back(std::to_string(c.tokens.at(0)) + "/" + sizes);
-    return ok_status();
+    return std::to_string(c.tokens.at(0)) + "/" + sizes;
   });
-  EXPECT_TRUE(s.ok()) << s.error().message;
-  return out;
 }
 
 TEST(TrtllmDeployment, ReadsTheOptionsIntoAOneRankBaseCase) {
