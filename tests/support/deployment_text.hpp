@@ -31,8 +31,9 @@ inline std::string with_key(std::string text, const std::string& key, const std:
   return text.replace(at + needle.size(), end - at - needle.size(), value);
 }
 
-// Each traffic case the deployment `text` seeds, as `describe` writes it; every case is expected
-// valid and inside `profile`.
+// Each traffic case the deployment `text` seeds, as `describe` writes it (before `r3fuzz seed` fits
+// it to the profile); every case is expected valid, and inside `profile` once fitted as the seed
+// command fits it (seed_in_profile).
 inline std::vector<std::string> seeded_traffic(const std::string& text, Profile profile,
                                                const std::function<std::string(const Case&)>& describe) {
   auto d = deployment_from_json_text(text);
@@ -41,7 +42,11 @@ inline std::vector<std::string> seeded_traffic(const std::string& text, Profile 
   if (!d) return out;
   const Status s = for_each_traffic_case(*d, [&](Case c) -> Status {
     EXPECT_TRUE(validate(c).ok()) << validate(c).error().message;
-    EXPECT_TRUE(in_profile(c, profile)) << describe(c);
+    const Result<Case> seeded = seed_in_profile(c, profile);
+    EXPECT_TRUE(seeded.ok()) << seeded.error().message;
+    if (seeded) {
+      EXPECT_TRUE(in_profile(*seeded, profile)) << describe(c);
+    }
     out.push_back(describe(c));
     return ok_status();
   });

@@ -28,6 +28,8 @@ Deployment as_vllm(const Deployment& d, const AscendDeployment& a) {
 // set_mc2_tokens_capacity) whether or not this step runs a graph, so an eager step names it.
 Case as_ascend_step(Case c, const Fields& fields, const VllmDeployment& v) {
   c.engine = engine();
+  c.path = Path::single;
+  c.monolithic = false;
   Fields f = fields;
   if (f.mc2_tokens == 0 && !v.cudagraph_sizes.empty()) f.mc2_tokens = v.cudagraph_sizes.back();
   if (c.padding.mode != PaddingMode::cudagraph) f.graph = Graph::eager;
@@ -45,7 +47,12 @@ Status read_ascend_deployment(const json& doc, Deployment& d) {
   if (ascend == doc.end()) return Error{"ascend: missing (an ascend deployment names chip, runner and graph)"};
   json vllm_doc = doc;
   vllm_doc.erase("ascend");
-  vllm_doc["path"] = "single";  // what an Ascend case's codec sets: the comm type places the rows
+  // vLLM's reader wants a path its rules accept for the topology (single needs DP = 1); an Ascend
+  // step has none of its own (the comm type places the rows), and as_ascend_step sets single.
+  const auto topology = doc.find("topology");
+  const bool many_dp = topology != doc.end() && topology->is_object() && topology->contains("dp") &&
+                       (*topology)["dp"].is_number_integer() && (*topology)["dp"].get<int64_t>() > 1;
+  vllm_doc["path"] = many_dp ? "gathered" : "single";
   R3_TRY_STATUS(read_vllm_deployment(vllm_doc, d));  // the labels into d, vLLM's fields into d.fields
   AscendDeployment a{vllm_deployment_of(d), {}};
   R3_TRY(a.fields, read_ascend_fields(*ascend));

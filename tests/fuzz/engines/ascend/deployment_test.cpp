@@ -63,6 +63,22 @@ TEST(AscendDeployment, SeedsVllmsTrafficAsTheStepsThePluginRuns) {
   EXPECT_EQ(count_traffic_cases(*d), 6);
 }
 
+// With DP > 1 (which vLLM's reader takes only with a DP path) and SP on MRv2, every step is still
+// the plugin's: path single, its counts fitted to the profile.
+TEST(AscendDeployment, ADeploymentOfSeveralDpRanksSeedsAscendSteps) {
+  const std::string two_dp = R"({"format": "r3fuzz-deployment/1", "engine": "ascend", "name": "two-dp",
+    "topology": {"dp": 2, "tp": 2, "ep": true, "sp": true}, "model": {"layers": 2, "top_k": 2, "experts": 16},
+    "max_num_tokens": 16, "cudagraph": [2, 4], "ascend": {"chip": "a3", "runner": "mrv2", "graph": "piecewise"},
+    "traffic": {"decode_batches": [1, 4], "prefill_lengths": [5]}})";
+  const std::vector<std::string> steps = test::seeded_traffic(two_dp, Profile::of(engine(), 0), [](const Case& c) {
+    EXPECT_EQ(c.path, Path::single);
+    return std::to_string(c.tokens.at(0)) + "," + std::to_string(c.tokens.at(1)) + "/" +
+           std::string(to_string(fields_of(c)->graph));
+  });
+  EXPECT_EQ(steps, (std::vector<std::string>{"1,0/piecewise", "2,1/piecewise", "3,1/piecewise", "4,2/piecewise",
+                                             "5,5/eager", "5,4/eager"}));
+}
+
 TEST(AscendDeployment, NamesWhatIsWrong) {
   EXPECT_EQ(test::deployment_error(with("ascend", "null")), "ascend: expected an object, got null");
   std::string no_ascend = kSmall;
