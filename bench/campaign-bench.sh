@@ -142,6 +142,24 @@ section_sglang() {
   add_row "cases until sglang is caught" "cases" - 0 "${cases[@]}"
 }
 
+# vllm-ascend (docs/ascend-contract.md): the same figures under profile ascend, judging its default
+# implementations (ascend, ascend-0.26), and the time until main's model (ascend) is caught.
+section_ascend() {
+  local sym=() con=() secs=() cases=()
+  for ((i = 1; i <= RUNS; i++)); do
+    sym+=("$(run_json --profile ascend --mode symbolic --size production --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    con+=("$(run_json --profile ascend --mode concrete --size small --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    local doc
+    doc="$(run_json --profile ascend --impl ascend --mode mixed --cases 2000 --seed "$i")"
+    secs+=("$(field "doc['timing']['first_failure_seconds']['ascend']" <<<"$doc")")
+    cases+=("$(field "doc['timing']['first_failure_cases']['ascend']" <<<"$doc")")
+  done
+  add_row "vllm-ascend symbolic cases/s, production layouts (D<=64)" "cases/s" - 1 "${sym[@]}"
+  add_row "vllm-ascend concrete cases/s, small layouts" "cases/s" - 1 "${con[@]}"
+  add_row "seconds until ascend is caught" "s" - 0 "${secs[@]}"
+  add_row "cases until ascend is caught" "cases" - 0 "${cases[@]}"
+}
+
 write_markdown() {
   mkdir -p "$(dirname "$OUT_MD")"
   {
@@ -156,7 +174,8 @@ write_markdown() {
     echo
     echo "Each campaign judges both default implementations (vllm-50874, vllm-pre-50874) per case, except the"
     echo "time-to-catch runs, which judge vllm-pre-50874 alone; the SGLang rows run under --profile sglang and"
-    echo "judge its defaults (sglang, sglang-miles), and their time-to-catch runs judge sglang alone. Every figure runs one worker (--jobs 1) pinned"
+    echo "judge its defaults (sglang, sglang-miles), and their time-to-catch runs judge sglang alone; the"
+    echo "vllm-ascend rows likewise under --profile ascend (ascend, ascend-0.26; ascend alone). Every figure runs one worker (--jobs 1) pinned"
     echo "to one core, except the --jobs rows, which run unpinned for 3 s each. Ratio: against the target,"
     echo "above 1 is better."
     echo
@@ -202,5 +221,6 @@ section_symbolic_rate
 section_concrete_rate
 section_time_to_catch
 section_sglang
+section_ascend
 section_jobs_scaling
 write_markdown
