@@ -124,40 +124,24 @@ section_time_to_catch() {
   add_row "cases until vllm-pre-50874 is caught" "cases" - 0 "${cases[@]}"
 }
 
-# SGLang (docs/layout-contract.md section 11): the same three figures under profile sglang, judging
-# its default implementations (sglang, sglang-miles), and the time until upstream's model is caught.
-section_sglang() {
+# An engine's rows: the same figures under its profile (SGLang: docs/layout-contract.md section 11;
+# vllm-ascend: docs/ascend-contract.md), judging its default implementations, and the time until
+# MODEL alone is caught. section_engine PROFILE MODEL LABEL.
+section_engine() {
+  local profile="$1" model="$2" label="$3"
   local sym=() con=() secs=() cases=()
   for ((i = 1; i <= RUNS; i++)); do
-    sym+=("$(run_json --profile sglang --mode symbolic --size production --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
-    con+=("$(run_json --profile sglang --mode concrete --size small --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    sym+=("$(run_json --profile "$profile" --mode symbolic --size production --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
+    con+=("$(run_json --profile "$profile" --mode concrete --size small --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
     local doc
-    doc="$(run_json --profile sglang --impl sglang --mode mixed --cases 2000 --seed "$i")"
-    secs+=("$(field "doc['timing']['first_failure_seconds']['sglang']" <<<"$doc")")
-    cases+=("$(field "doc['timing']['first_failure_cases']['sglang']" <<<"$doc")")
+    doc="$(run_json --profile "$profile" --impl "$model" --mode mixed --cases 2000 --seed "$i")"
+    secs+=("$(field "doc['timing']['first_failure_seconds']['$model']" <<<"$doc")")
+    cases+=("$(field "doc['timing']['first_failure_cases']['$model']" <<<"$doc")")
   done
-  add_row "SGLang symbolic cases/s, production layouts (D<=64)" "cases/s" - 1 "${sym[@]}"
-  add_row "SGLang concrete cases/s, small layouts" "cases/s" - 1 "${con[@]}"
-  add_row "seconds until sglang is caught" "s" - 0 "${secs[@]}"
-  add_row "cases until sglang is caught" "cases" - 0 "${cases[@]}"
-}
-
-# vllm-ascend (docs/ascend-contract.md): the same figures under profile ascend, judging its default
-# implementations (ascend, ascend-0.26), and the time until main's model (ascend) is caught.
-section_ascend() {
-  local sym=() con=() secs=() cases=()
-  for ((i = 1; i <= RUNS; i++)); do
-    sym+=("$(run_json --profile ascend --mode symbolic --size production --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
-    con+=("$(run_json --profile ascend --mode concrete --size small --cases 20000 --seed "$i" | field "doc['timing']['cases_per_second']")")
-    local doc
-    doc="$(run_json --profile ascend --impl ascend --mode mixed --cases 2000 --seed "$i")"
-    secs+=("$(field "doc['timing']['first_failure_seconds']['ascend']" <<<"$doc")")
-    cases+=("$(field "doc['timing']['first_failure_cases']['ascend']" <<<"$doc")")
-  done
-  add_row "vllm-ascend symbolic cases/s, production layouts (D<=64)" "cases/s" - 1 "${sym[@]}"
-  add_row "vllm-ascend concrete cases/s, small layouts" "cases/s" - 1 "${con[@]}"
-  add_row "seconds until ascend is caught" "s" - 0 "${secs[@]}"
-  add_row "cases until ascend is caught" "cases" - 0 "${cases[@]}"
+  add_row "$label symbolic cases/s, production layouts (D<=64)" "cases/s" - 1 "${sym[@]}"
+  add_row "$label concrete cases/s, small layouts" "cases/s" - 1 "${con[@]}"
+  add_row "seconds until $model is caught" "s" - 0 "${secs[@]}"
+  add_row "cases until $model is caught" "cases" - 0 "${cases[@]}"
 }
 
 write_markdown() {
@@ -220,7 +204,7 @@ write_markdown() {
 section_symbolic_rate
 section_concrete_rate
 section_time_to_catch
-section_sglang
-section_ascend
+section_engine sglang sglang SGLang
+section_engine ascend ascend vllm-ascend
 section_jobs_scaling
 write_markdown
