@@ -24,10 +24,7 @@ struct ExplainFlags {
 
 // Exit 0 on a valid case whatever the verdicts: explain describes, it does not judge the run.
 Status explain_command(const ExplainFlags& f) {
-  if (is_trace_file(f.case_path)) {
-    if (f.json) return Error{"--json: a trace's explanation is text only"};
-    return explain_trace_command(f.case_path, f.impls);
-  }
+  if (is_trace_file(f.case_path)) return explain_trace_command(f.case_path, f.impls, f.json);
   if (!f.impls.empty()) return Error{"--impl: names the implementations to judge a trace file with; a case's explanation shows every policy"};
   R3_TRY(Case c, read_case_file(f.case_path));
   if (f.json) {

@@ -6,6 +6,7 @@
 #include "fuzz/campaign/report.hpp"
 #include "fuzz/campaign/trace_report.hpp"
 #include "fuzz/cli/trace_explain.hpp"
+#include "fuzz/cli/trace_explain_json.hpp"
 #include "fuzz/codec/trace_json.hpp"
 #include "fuzz/io/output_path.hpp"
 #include "fuzz/io/terminal_text.hpp"
@@ -15,7 +16,7 @@
 namespace r3 {
 namespace fs = std::filesystem;
 
-Status explain_trace_command(const std::string& path, const std::vector<std::string>& impls) {
+Status explain_trace_command(const std::string& path, const std::vector<std::string>& impls, bool json) {
   R3_TRY(const Trace t, read_trace_file(path));
   R3_TRY(const Timeline timeline, validate_trace(t));
   std::vector<std::string> names = impls;
@@ -24,23 +25,29 @@ Status explain_trace_command(const std::string& path, const std::vector<std::str
     names = default_trace_implementations(profile);
     for (const std::string& fixed : fixed_trace_implementations(profile)) names.push_back(fixed);
   }
-  std::cout << "trace: " << terminal_safe(path) << "\n";
-  std::cout << terminal_safe(explain_trace_text(t, timeline, nullptr), true);
+  std::vector<NamedTraceJudgement> judged;
   for (const std::string& name : names) {
     R3_TRY(const TraceImplementation impl, make_trace_implementation(name));
     if (impl.engine != t.engine)
       return Error{"--impl " + name + ": models " + std::string(to_string(impl.engine)) + ", the trace is " +
                    std::string(to_string(t.engine)) + "'s"};
-    const TraceJudgement j = judge_trace(impl, t, timeline);
-    std::cout << "\n== " << terminal_safe(name) << ": " << to_string(j.verdict) << "\n";
+    TraceJudgement j = judge_trace(impl, t, timeline);
+    std::string cause = j.verdict == TraceVerdict::pass ? "" : trace_root_cause(impl, t, timeline);
+    judged.push_back({name, std::move(j), std::move(cause)});
+  }
+  if (json) {
+    std::cout << terminal_json(explain_trace_json(path, t, timeline, judged)) << "\n";
+    return ok_status();
+  }
+  std::cout << "trace: " << terminal_safe(path) << "\n";
+  std::cout << terminal_safe(explain_trace_text(t, timeline, nullptr), true);
+  for (const NamedTraceJudgement& n : judged) {
+    std::cout << "\n== " << terminal_safe(n.impl) << ": " << to_string(n.judgement.verdict) << "\n";
     // The timeline was printed above: from each judgement only its routes and verdict.
-    const std::string judged = explain_trace_text(t, timeline, &j);
-    const size_t routes = judged.find("\nroutes:\n");
-    std::cout << terminal_safe(routes == std::string::npos ? judged : judged.substr(routes + 1), true);
-    if (j.verdict != TraceVerdict::pass) {
-      const std::string cause = trace_root_cause(impl, t, timeline);
-      if (!cause.empty()) std::cout << "root cause: " << cause << "\n";
-    }
+    const std::string text = explain_trace_text(t, timeline, &n.judgement);
+    const size_t routes = text.find("\nroutes:\n");
+    std::cout << terminal_safe(routes == std::string::npos ? text : text.substr(routes + 1), true);
+    if (!n.root_cause.empty()) std::cout << "root cause: " << n.root_cause << "\n";
   }
   return ok_status();
 }

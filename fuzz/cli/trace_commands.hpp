@@ -12,7 +12,8 @@ namespace r3 {
 
 // The trace's timeline, then each implementation's judgement of it (default: every version of
 // its engine, released and fixed). Exit 0 whatever the verdicts: explain describes.
-Status explain_trace_command(const std::string& path, const std::vector<std::string>& impls);
+// `json`: the explanation as one JSON document (trace_explain_json.hpp) instead of text.
+Status explain_trace_command(const std::string& path, const std::vector<std::string>& impls, bool json = false);
 
 // Shrinks the failing trace for `impl` (default: its expect.impl) to the smallest trace with the
 // same verdict and root cause, and writes it as STEM.min.json under `out` (default: the input's

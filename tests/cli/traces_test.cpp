@@ -118,6 +118,42 @@ TEST_F(Traces, ExplainPrintsTheTimelineThenEachVersionsRows) {
       << r.out;
 }
 
+// The same explanation for a program: request 1's prefix hit reads request 0's forward for
+// positions 0 to 3, its own for 4 and 5; a failing version names its first difference and cause.
+TEST_F(Traces, ExplainJsonGivesTheTimelineAndEachJudgement) {
+  const Ran r = run("explain --json " + (kCorpus / "traces" / "issue-29-example.json").string() +
+                    " --impl sglang-fixed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["format"], "r3fuzz-explain-trace/1");
+  EXPECT_EQ(doc["engine"], "sglang");
+  ASSERT_EQ(doc["requests"].size(), 3u);
+  const auto& r1 = doc["requests"][1];
+  EXPECT_EQ(r1["finish_step"], 2);
+  EXPECT_EQ(r1["total"], 7);
+  ASSERT_EQ(r1["expected"].size(), 6u);
+  EXPECT_EQ(r1["expected"][3], (nlohmann::json{{"kind", "route"}, {"req", 0}, {"pos", 3}, {"version", 0}}));
+  EXPECT_EQ(r1["expected"][4], (nlohmann::json{{"kind", "route"}, {"req", 1}, {"pos", 4}, {"version", 0}}));
+  EXPECT_EQ(doc["steps"][2]["rows"][0].size(), 2u);
+  EXPECT_EQ(doc["steps"][2]["finished"], (nlohmann::json{1}));
+  ASSERT_EQ(doc["judgements"].size(), 1u);
+  const auto& fixed = doc["judgements"][0];
+  EXPECT_EQ(fixed["impl"], "sglang-fixed");
+  EXPECT_EQ(fixed["verdict"], "pass");
+  EXPECT_TRUE(fixed["root_cause"].is_null());
+  EXPECT_EQ(fixed["returned"][1]["rows"], r1["expected"]);
+
+  const fs::path failing = kCorpus / "traces" / "regression" / "trtllm-decode-position-wrong_route.json";
+  const auto bad = nlohmann::json::parse(run("explain --json " + failing.string() + " --impl trtllm").out);
+  const auto& j = bad["judgements"][0];
+  EXPECT_EQ(j["verdict"], "wrong_route");
+  EXPECT_EQ(j["request"], 0);
+  EXPECT_EQ(j["position"], 4);
+  EXPECT_EQ(j["detail"], "request 0 position 4 holds the route of request 0 position 5 at weight version 0, expected the "
+                         "route of request 0 position 4 at weight version 0");
+  EXPECT_EQ(j["root_cause"], "decode-position");
+}
+
 TEST_F(Traces, ShrinkWritesTheSmallestTraceWithTheSameCause) {
   const fs::path src = kCorpus / "traces" / "production" / "mooncake-excerpt-sglang-4.json";
   const Ran r = run("shrink " + src.string() + " --out " + (dir_ / "out").string());
