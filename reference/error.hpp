@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -45,6 +47,21 @@ inline Status ok_status() { return Ok{}; }
 [[noreturn]] inline void check_failed(const char* file, int line, const char* expr, const char* why) {
   std::fprintf(stderr, "%s:%d: internal check failed: %s (%s)\n", file, line, expr, why);
   std::abort();
+}
+
+// What `body` threw, as text (its what()), or nullopt when it returned: for the threads a thrown
+// exception must not leave (std::terminate would end the process with every finding unwritten),
+// which keep it for the report instead.
+template <class Body>
+std::optional<std::string> exception_of(Body&& body) {
+  try {
+    std::forward<Body>(body)();
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  } catch (...) {
+    return std::string("an exception that is no std::exception");
+  }
 }
 
 }  // namespace r3

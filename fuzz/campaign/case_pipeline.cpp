@@ -341,28 +341,21 @@ void Pipeline::judge(Block& block, const Claim& c) {
 // False when the judgement threw: an exception must not leave a worker's thread (std::terminate
 // would end the process with every finding so far unwritten), so it is kept for the report.
 bool Pipeline::judge_one(Block& block, uint64_t index, size_t in_block) {
-  try {
-    callbacks_.judge(block.owner, index, block.cases[in_block]);
-    return true;
-  } catch (const std::exception& e) {
-    record_failure(index, e.what());
-  } catch (...) {
-    record_failure(index, "an exception that is no std::exception");
-  }
-  return false;
+  const std::optional<std::string> thrown =
+      exception_of([&] { callbacks_.judge(block.owner, index, block.cases[in_block]); });
+  if (thrown) record_failure(index, *thrown);
+  return !thrown;
 }
 
 // The merge of one case; false, with the failure kept, when it threw (a shrink judges cases too):
 // the run ends before that case, its earlier findings merged and written.
 Result<bool> Pipeline::merge_one(const CaseOutcome& o) {
-  try {
-    return callbacks_.merge(o);
-  } catch (const std::exception& e) {
-    record_failure(o.index, e.what());
-  } catch (...) {
-    record_failure(o.index, "an exception that is no std::exception");
+  Result<bool> merged = false;
+  if (const std::optional<std::string> thrown = exception_of([&] { merged = callbacks_.merge(o); })) {
+    record_failure(o.index, *thrown);
+    return false;
   }
-  return false;
+  return merged;
 }
 
 // False once the run is over at case `index`: a stop, the deadline, or a cut before it.

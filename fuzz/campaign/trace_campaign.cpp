@@ -197,15 +197,11 @@ Result<TraceCampaignReport> run_trace_campaign(const TraceCampaignOptions& o,
         if (next >= limit || failure || out_of_time()) return;
         index = next++;
       }
-      try {
-        TraceOutcome outcome = judge_index(o, impls, index, start);
-        std::lock_guard<std::mutex> lock(mutex);
-        done.emplace(index, std::move(outcome));
-      } catch (const std::exception& e) {
-        return fail(index, e.what());
-      } catch (...) {
-        return fail(index, "an exception that is no std::exception");
-      }
+      std::optional<TraceOutcome> outcome;
+      if (std::optional<std::string> thrown = exception_of([&] { outcome = judge_index(o, impls, index, start); }))
+        return fail(index, std::move(*thrown));
+      std::lock_guard<std::mutex> lock(mutex);
+      done.emplace(index, std::move(*outcome));
     }
   };
   std::vector<std::thread> threads;

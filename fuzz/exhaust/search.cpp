@@ -72,18 +72,10 @@ struct SearchState {
   std::atomic<bool> failed{false};
 
   void work(Found& found, std::vector<UnitTally>& tally) {
-    try {
-      search(found, tally);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    } catch (...) {
-      fail("an exception that is no std::exception");
-    }
-  }
-
-  void fail(std::string what) {
+    std::optional<std::string> thrown = exception_of([&] { search(found, tally); });
+    if (!thrown) return;
     std::lock_guard lock(failure_mutex);
-    if (!failure) failure = std::move(what);
+    if (!failure) failure = std::move(thrown);
     failed.store(true);
   }
 
