@@ -54,6 +54,8 @@ def describe(row):
             return f"the route of request {req} position {pos} at weight version {version}"
     if row == padding_row():
         return "a padding row"
+    if all(e == DRAFT_VALUE for layer in row for e in layer):
+        return "a rejected draft's row"
     if all(e == 0 for layer in row for e in layer):
         return "a row nothing wrote (zeros)"
     return f"{row} (no route the trace computed)"
@@ -184,6 +186,7 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
            ", too few to tell every route its forwards compute apart (a misplaced row\n"
            "# could pass): the test draws expert ids from " + text(experts) + ", the fewest that tell them all apart.\n";
   out += "PADDING_VALUE = -2  # every expert id of a padding or dummy row the fake forward computes\n";
+  out += "DRAFT_VALUE = -3  # every expert id of a rejected draft's row (its token is not the one sampled)\n";
   out += "# Every request's tokens (its prompt, then the outputs the sampler returned) and prompt length.\nTOKENS = [\n";
   for (const TraceRequest& r : t.requests) {
     std::vector<int32_t> tokens = r.prompt;

@@ -90,10 +90,12 @@ TEST_F(Traces, ReplayChecksATracesExpect) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, ": sglang: wrong_route (trace): as expected\n")) << r.out;
   // A failing verdict says how to replay it and whether it exports: this one's finding is the
-  // speculative worker's, which the SGLang trace export cannot drive.
+  // speculative worker's (the tree's KV move), which the SGLang trace export cannot drive.
   EXPECT_TRUE(contains(r.out, "\n  replay: " + std::string(R3FUZZ_BINARY) + " replay " + src.string() +
-                                  "\n  export: (none: config.spec: speculative decoding moves KV in the worker, "
-                                  "not in the capturer)\n"))
+                                  "\n  export: (none: steps[2].run[0]: a tree verify that accepts 1 of 3 drafts: the "
+                                  "worker moves the accepted path's KV (eagle_worker_common.py, "
+                                  "_finalize_accept_tree_path; spec_utils.py, move_accept_tokens_to_target_kvcache), "
+                                  "not the capturer)\n"))
       << r.out;
   const fs::path exportable = kCorpus / "traces" / "regression" / "trtllm-decode-position-wrong_route.json";
   const Ran e = run("replay " + exportable.string());

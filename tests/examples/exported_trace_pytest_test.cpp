@@ -26,45 +26,37 @@ using test::torch_python;
 const fs::path kSource = R3FUZZ_SOURCE_DIR;
 const fs::path kTraces = kSource / "corpus/traces";
 
-// The sample engine (examples/python) of each trace implementation, as R3FUZZ_ENGINE names it.
-// sglang-miles differs from upstream only in what its model runner passes the window under DP
-// attention, which a trace test does not drive.
+// The sample engine (examples/python) of each trace implementation, as the environment selects
+// it: R3FUZZ_ENGINE names the class; for SGLang, R3FUZZ_SIZING the device cache that version's
+// __init__ allocates and R3FUZZ_SGLANG_VERSION what its model runner passes the window under DP
+// attention (sglang-miles: bs * captured_req_width).
 const std::map<std::string, std::string> kSamples = {
-    {"trtllm-06a976ce", "trtllm_route_capture_sample:RouteCapture06a976ce"},
-    {"trtllm", "trtllm_route_capture_sample:RouteCapture"},
-    {"trtllm-fixed", "trtllm_route_capture_sample:FixedRouteCapture"},
-    {"sglang", "sglang_capture_sample:RoutedExpertsCapturer"},
-    {"sglang-miles", "sglang_capture_sample:RoutedExpertsCapturer"},
-    {"sglang-fixed", "sglang_capture_sample:FixedRoutedExpertsCapturer"},
+    {"trtllm-06a976ce", "R3FUZZ_ENGINE=trtllm_route_capture_sample:RouteCapture06a976ce"},
+    {"trtllm", "R3FUZZ_ENGINE=trtllm_route_capture_sample:RouteCapture"},
+    {"trtllm-fixed", "R3FUZZ_ENGINE=trtllm_route_capture_sample:FixedRouteCapture"},
+    {"sglang", "R3FUZZ_ENGINE=sglang_capture_sample:RoutedExpertsCapturer"},
+    {"sglang-miles",
+     "R3FUZZ_ENGINE=sglang_capture_sample:RoutedExpertsCapturer R3FUZZ_SIZING=sglang-miles R3FUZZ_SGLANG_VERSION=miles"},
+    {"sglang-fixed", "R3FUZZ_ENGINE=sglang_capture_sample:FixedRoutedExpertsCapturer R3FUZZ_SIZING=sglang-fixed"},
 };
 // The fixed sample of each engine with samples.
 const std::map<std::string, std::string> kFixed = {{"trtllm", "trtllm-fixed"}, {"sglang", "sglang-fixed"}};
 
 // The entries the SGLang trace export refuses, each with why: their findings live in the
-// scheduler, the memory pool, or the speculative and P/D paths, not in the capturer it drives; and
-// DP attention's per-step window is the case export's (fuzz/engines/sglang/trace_export.cpp).
+// speculative worker, the P/D hand-off or the memory pool, not in the capturer it drives
+// (fuzz/engines/sglang/trace_export.cpp).
 const std::map<std::string, std::string> kRefused = {
     {"sglang-ngram-overlap-capture-wrong_route.json",
-     "config.spec: speculative decoding moves KV in the worker, not in the capturer"},
+     "config.spec_algorithm: ngram under the overlap scheduler: whether NGRAM's forwards hand their capture on is "
+     "the worker's (speculative/ngram_worker.py, NGRAMWorker.forward_batch_generation), not the capturer's"},
     {"sglang-offload-rows-wrong_route.json", "config.pd_router: the P/D hand-off is the scheduler's, not the capturer's"},
     {"sglang-pd-prompt-rows-wrong_route.json",
      "steps[0].events[0]: pd_handoff: the SGLang trace harness drives the capturer only, and this KV move is the "
      "memory pool's or the scheduler's"},
-    {"sglang-step-capture-crash.json", "topology.dp_attention: the SGLang trace harness drives ranks without DP "
-                                       "attention (the per-step window under DP attention is what r3fuzz export "
-                                       "CASE.json tests)"},
-    {"sglang-step-capture-wrong_route.json", "topology.dp_attention: the SGLang trace harness drives ranks without DP "
-                                             "attention (the per-step window under DP attention is what r3fuzz export "
-                                             "CASE.json tests)"},
     {"sglang-tree-accept-rows-wrong_route.json",
-     "config.spec: speculative decoding moves KV in the worker, not in the capturer"},
-    {"mooncake-excerpt-sglang-1.json", "topology.dp_attention: the SGLang trace harness drives ranks without DP "
-                                       "attention (the per-step window under DP attention is what r3fuzz export "
-                                       "CASE.json tests)"},
-    {"mooncake-excerpt-sglang-3.json", "topology.dp_attention: the SGLang trace harness drives ranks without DP "
-                                       "attention (the per-step window under DP attention is what r3fuzz export "
-                                       "CASE.json tests)"},
-    {"mooncake-excerpt-sglang-4.json", "config.spec: speculative decoding moves KV in the worker, not in the capturer"},
+     "steps[2].run[0]: a tree verify that accepts 1 of 3 drafts: the worker moves the accepted path's KV "
+     "(eagle_worker_common.py, _finalize_accept_tree_path; spec_utils.py, move_accept_tokens_to_target_kvcache), not "
+     "the capturer"},
 };
 
 struct PytestRun {
@@ -92,9 +84,10 @@ class ExportedTracePytest : public ::testing::Test {
     return true;
   }
 
-  PytestRun pytest(const fs::path& module, const std::string& engine) {
+  // `sample`: the environment that selects it (kSamples).
+  PytestRun pytest(const fs::path& module, const std::string& sample) {
     const std::string cmd = "cd '" + dir_.string() + "' && COLUMNS=400 PYTHONPATH='" + (kSource / "examples/python").string() +
-                            "' R3FUZZ_ENGINE=" + engine + " " + torch_python() +
+                            "' " + sample + " " + torch_python() +
                             " -m pytest -q -rf -p no:cacheprovider '" + module.string() + "' >pytest.out 2>&1";
     const int status = std::system(cmd.c_str());
     return {test::exit_code_of_wait_status(status), test::read_file_bytes(dir_ / "pytest.out")};
@@ -134,7 +127,7 @@ TEST_F(ExportedTracePytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) 
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
     EXPECT_NE(fixed.out.find(" passed in "), std::string::npos) << fixed.out;
   }
-  EXPECT_EQ(ran, 10);  // 7 TensorRT-LLM, 3 SGLang (the copy to host)
+  EXPECT_EQ(ran, 12);  // 7 TensorRT-LLM; 5 SGLang (the copy to host, the capture under DP attention and spec)
 }
 
 TEST_F(ExportedTracePytest, EveryProductionEntryDoesWhatItsExpectSays) {
@@ -154,7 +147,7 @@ TEST_F(ExportedTracePytest, EveryProductionEntryDoesWhatItsExpectSays) {
     const PytestRun fixed = pytest(module, kSamples.at(kFixed.at(std::string(t.engine.name()))));
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
   }
-  EXPECT_EQ(ran, 4);  // 3 TensorRT-LLM, 1 SGLang
+  EXPECT_EQ(ran, 7);  // 3 TensorRT-LLM, 4 SGLang
 }
 
 // T7 (docs/FINDINGS.md) as TensorRT-LLM's maintainers would read it, and the raise of T6 at L.
@@ -185,6 +178,30 @@ TEST_F(ExportedTracePytest, FailuresNameTheRowAndWhatItHolds) {
   const PytestRun swallowed = pytest(gap, kSamples.at("trtllm-06a976ce"));
   EXPECT_NE(swallowed.out.find("\nrequest 1 finished without routed_experts, expected 5 rows\n"), std::string::npos)
       << swallowed.out;
+}
+
+// SGLang under DP attention and speculative decoding: each forward laid out as the per-step model
+// lays it out, so the trace test meets the per-step findings where a request's routes show them.
+// The window of a verify replay starts at rank * bs upstream (the decode bucket in requests) and
+// at rank * bs * captured_req_width on sglang-miles, which model and sample both pass; a DP-gathered
+// verify of 8 rows overflows upstream's device cache of max(cps, mrr) * dp = 6 rows.
+TEST_F(ExportedTracePytest, SglangCaptureUnderDpAttentionFollowsTheVersion) {
+  R3FUZZ_NEED_TORCH();
+  const fs::path window = exported(kTraces / "regression/sglang-step-capture-wrong_route.json");
+  const PytestRun upstream = pytest(window, kSamples.at("sglang"));
+  EXPECT_EQ(upstream.exit_code, 1);
+  EXPECT_NE(upstream.out.find("\nrequest 0 position 1 holds a padding row, expected the route at weight version 0 "
+                              "(1 of 2 rows wrong)\n"),
+            std::string::npos) << upstream.out;
+  const PytestRun miles = pytest(window, kSamples.at("sglang-miles"));
+  EXPECT_EQ(miles.exit_code, 0) << miles.out;
+  const fs::path overflow = exported(kTraces / "regression/sglang-step-capture-crash.json");
+  const PytestRun crash = pytest(overflow, kSamples.at("sglang"));
+  EXPECT_EQ(crash.exit_code, 1);
+  EXPECT_NE(crash.out.find("\nrequest 0 never finished: the serving run stopped at step 1: dp 0's capture raised "
+                           "RuntimeError: The expanded size of the tensor (6) must match the existing size (8) at "
+                           "non-singleton dimension 0."),
+            std::string::npos) << crash.out;
 }
 
 // The module's prefix_hashes and route_experts (fuzz/export/trace_route_python.hpp) against the

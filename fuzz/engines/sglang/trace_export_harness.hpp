@@ -1,7 +1,13 @@
 // The Python of SGLang's exported trace test (trace_export.cpp's data lines come first): each DP
-// rank's capturer built as RoutedExpertsCapturer.__init__ builds it, the names its module looks up
-// at call time faked for a rank without DP attention, a KV-slot allocator and radix tree in place
-// of the memory pool's, and serve(), which runs the trace. What it stands in for, and why:
+// rank's capturer built as RoutedExpertsCapturer.__init__ builds it (the device cache of the
+// model SIZING names), the names its module looks up at call time faked for the rank whose
+// forward runs (with or without DP attention, no all-to-all backend), a KV-slot allocator and
+// radix tree in place of the memory pool's, and serve(), which runs the trace. What it stands in
+// for, and why:
+//  - the model: each forward's rows carry the routes of the trace's truth (a rejected draft's row
+//    DRAFT_VALUE: its token is not the one sampled there); under DP attention every rank's MoE
+//    layer hands capture() the DP-gathered rows the per-step model lays out, and the forward end
+//    gives the window what model_runner.py gives it (can_run_graph, the decode runner's bs);
 //  - the memory pool: slot 0 is the dummy slot; every forwarded row gets a fresh slot, never
 //    reused, so no finding here is the allocator's; a prefix hit maps its positions to the slots
 //    of the first forward since the last flush that computed them (the radix tree), a retract
@@ -28,13 +34,13 @@ SHARED_EXPERTS = 1  # fused shared-expert columns of the device cache (ids EXPER
 
 
 class Parallel:
-    """get_parallel(): one DP rank without DP attention, attn-TP rank 0 (the rank whose rows are published)."""
-    dp_size, attn_tp_size, attn_tp_rank, attn_dp_rank = 1, TP, 0, 0
+    """get_parallel(): the DP rank whose forward runs, attn-TP rank 0 (the rank whose rows are published)."""
+    dp_size, attn_tp_size, attn_tp_rank, attn_dp_rank = (DP if DP_ATTENTION else 1), TP, 0, 0
 
 
 class Schedule:
-    chunked_prefill_size = -1
-    max_running_requests = DEVICE_ROWS
+    chunked_prefill_size = CHUNKED_PREFILL_SIZE
+    max_running_requests = MAX_RUNNING_REQUESTS
     disable_overlap_schedule = not OVERLAP
 
 
@@ -56,9 +62,13 @@ def attn_tp_gather(output, input_):
 def install_fakes(module, mp, layout):
     backend = A2aBackend()
     for name, fake in (("get_parallel", lambda: Parallel), ("get_schedule", lambda: Schedule),
-                       ("get_moe_a2a_backend", lambda: backend), ("is_dp_attention_enabled", lambda: False),
-                       ("attn_tp_all_gather_into_tensor", attn_tp_gather), ("get_capture_layout", lambda: layout[0])):
+                       ("get_moe_a2a_backend", lambda: backend), ("is_dp_attention_enabled", lambda: DP_ATTENTION),
+                       ("attn_tp_all_gather_into_tensor", attn_tp_gather), ("get_capture_layout", lambda: layout[0]),
+                       ("get_attention_dp_rank", lambda: Parallel.attn_dp_rank)):
         mp.setattr(module, name, fake, raising=False)
+    window = getattr(module, "get_dp_local_slice_cpu", None)
+    if window is not None:  # it reads get_attention_dp_rank from its own module (layers/dp_attention.py)
+        mp.setitem(window.__globals__, "get_attention_dp_rank", lambda: Parallel.attn_dp_rank)
 
 
 def engine_class(capturer_class, names):
@@ -73,11 +83,11 @@ def engine_class(capturer_class, names):
 
 def make_capturer(capturer_class):
     """A rank's capturer as RoutedExpertsCapturer.__init__ builds it: the device cache
-    [DEVICE_ROWS, LAYERS, TOP_K + shared] and the host cache [HOST_SLOTS, LAYERS, TOP_K], zeroed."""
+    [SIZINGS[SIZING], LAYERS, TOP_K + shared] and the host cache [HOST_SLOTS, LAYERS, TOP_K], zeroed."""
     capturer = capturer_class.__new__(capturer_class)
     device_class = engine_class(capturer_class, ("BaseDeviceCache", "DeviceCache"))
     device = device_class.__new__(device_class)
-    device.buffer = torch.zeros((DEVICE_ROWS, LAYERS, TOP_K + SHARED_EXPERTS), dtype=torch.int32)
+    device.buffer = torch.zeros((SIZINGS[SIZING], LAYERS, TOP_K + SHARED_EXPERTS), dtype=torch.int32)
     device.num_layers, device.topk_size, device.name = LAYERS, TOP_K + SHARED_EXPERTS, "routed_experts"
     host_class = engine_class(capturer_class, ("BaseHostCache", "HostCache"))
     host = host_class.__new__(host_class)
@@ -102,35 +112,88 @@ class Rank:
 
 
 class CaptureLayout:
-    """get_capture_layout(): not SGLang's; what r3fuzz's fixed sample reads (one rank, the batch at row 0)."""
+    """get_capture_layout(): not SGLang's; what r3fuzz's fixed sample reads about the call's rows."""
 
-    def __init__(self, rows):
-        self.dp_local_start, self.dp_local_num_tokens, self.batch_offset = 0, rows, 0
+    def __init__(self, start, rows, offset):
+        self.dp_local_start, self.dp_local_num_tokens, self.batch_offset = start, rows, offset
+
+
+def row_route(row, version):
+    """The route a batch row (request, position, kept, draft) computes at `version`: a draft's token
+    (rejected, or past the request's last output) is none the trace names, so DRAFT_VALUE."""
+    req, pos, _, draft = row
+    if draft:
+        return [[DRAFT_VALUE] * TOP_K for _ in range(LAYERS)]
+    return route_of(req, pos, version)
+
+
+def cuda_graph_batch(bs, captured_req_width):
+    """model_runner.py, forward: cuda_graph_batch=getattr(self.decode_cuda_graph_runner, "bs", None) upstream;
+    sglang-miles passes the replay's tokens, bs * captured_req_width (R3FUZZ_SGLANG_VERSION=miles)."""
+    if VERSION == "miles":
+        return bs * captured_req_width if bs else None
+    return bs
+
+
+def capture_calls(rank, step, d, layout):
+    """The MoE layers' capture calls of rank d's forward. Without DP attention: its batch rows, then its
+    CUDA-graph padding. Under DP attention: each call's DP-gathered tensor (STEPS[s]["dp_attention"])."""
+    version, spec, fw = step["version"], step["ranks"][d], step["dp_attention"]
+    if fw is None:
+        tensors = [[row_route(row, version) for row in spec["rows"]] + [padding_row()] * spec["padding"]]
+        layouts = [CaptureLayout(0, len(tensors[0]), 0)]
+    else:
+        tensors = [[padding_row() if at is None else row_route(step["ranks"][at[0]]["rows"][at[1]], version)
+                    for at in fw["tensors"][call["received"][d]]] for call in fw["calls"]]
+        layouts = [CaptureLayout(call["dp_local_start"][d], call["dp_local_num_tokens"][d], call["batch_offset"][d])
+                   for call in fw["calls"]]
+    shared = list(range(EXPERTS, EXPERTS + SHARED_EXPERTS))
+    for routes, call_layout in zip(tensors, layouts):
+        layout[0] = call_layout
+        for layer in range(LAYERS):
+            topk = torch.tensor([route[layer] + shared for route in routes], dtype=torch.int32)
+            engine_call("capture", rank.capturer.capture, layer, topk.reshape(len(routes), TOP_K + SHARED_EXPERTS))
+
+
+class EngineRaised(Exception):
+    """The engine's own code raised (not the harness's): the serving run stops there."""
+
+
+def engine_call(name, method, *args, **kwargs):
+    try:
+        return method(*args, **kwargs)
+    except Exception as e:
+        raise EngineRaised(f"{name} raised {type(e).__name__}: {e}") from None
 
 
 def forward(rank, step, d, layout):
-    """The MoE layers' captures with the step's routes, then on_forward_end: the deferred copy, or None."""
-    spec = step["ranks"][d]
+    """Rank d's forward: fresh KV slots for its rows, the MoE layers' captures, then on_forward_end
+    (padding rows at slot 0, the dummy slot): the deferred copy under the overlap scheduler, or None."""
+    Parallel.attn_dp_rank = d
     slots = []
-    for req, pos, kept in spec["rows"]:
+    for req, pos, kept, draft in step["ranks"][d]["rows"]:
         slot = rank.next_slot
         rank.next_slot += 1
-        rank.req_to_token_pool.req_to_token[req, pos] = slot
+        if not draft:  # a rejected draft's slot is freed (its position is computed again), one past the end unread
+            rank.req_to_token_pool.req_to_token[req, pos] = slot
         slots.append(slot)
         if kept:
             rank.tree.setdefault(tuple(TOKENS[req][: pos + 1]), slot)
-    routes = [route_of(req, pos, step["version"]) for req, pos, _ in spec["rows"]]
-    layout[0] = CaptureLayout(len(routes) + spec["padding"])
-    for layer in range(LAYERS):
-        experts = [route[layer] for route in routes] + [[PADDING_VALUE] * TOP_K] * spec["padding"]
-        shared = [list(range(EXPERTS, EXPERTS + SHARED_EXPERTS))] * len(experts)
-        rows = [e + s for e, s in zip(experts, shared)]
-        rank.capturer.capture(layer, torch.tensor(rows, dtype=torch.int32).reshape(len(rows), TOP_K + SHARED_EXPERTS))
-    batch = types.SimpleNamespace(out_cache_loc=torch.tensor(slots, dtype=torch.int64),
-                                  global_num_tokens_cpu=[len(slots)])
+    capture_calls(rank, step, d, layout)
+    fw = step["dp_attention"]
+    if fw is None:
+        batch = types.SimpleNamespace(out_cache_loc=torch.tensor(slots, dtype=torch.int64),
+                                      global_num_tokens_cpu=[len(slots)])
+        graph, graph_batch = False, None
+    else:
+        slots += [0] * (fw["out_cache_loc"][d] - len(slots))
+        batch = types.SimpleNamespace(out_cache_loc=torch.tensor(slots, dtype=torch.int64),
+                                      global_num_tokens_cpu=list(fw["global_num_tokens_cpu"]),
+                                      forward_mode=fw["forward_mode"])
+        graph, graph_batch = fw["can_run_graph"], cuda_graph_batch(fw["runner_bs"][d], fw["captured_req_width"])
     if OVERLAP:
-        return rank.capturer.on_forward_end(batch, False, None, no_copy_to_cpu=True)
-    rank.capturer.on_forward_end(batch, False, None)
+        return engine_call("on_forward_end", rank.capturer.on_forward_end, batch, graph, graph_batch, no_copy_to_cpu=True)
+    engine_call("on_forward_end", rank.capturer.on_forward_end, batch, graph, graph_batch)
     return None
 
 
@@ -180,12 +243,12 @@ def run_trace(module, cls, mp):
             outcomes[req] = read_back(ranks[RANK_OF[req]], req)
         copies = []
         for d, rank in enumerate(ranks):
-            if not step["ranks"][d]["rows"]:
-                continue
+            if not step["ranks"][d]["rows"] and step["dp_attention"] is None:
+                continue  # under DP attention an idle rank runs the forward too (an idle batch)
             try:
                 copies.append(forward(rank, step, d, layout))
-            except Exception as e:
-                return stopped(f"step {s}: dp {d}'s capture raised {type(e).__name__}: {e}")
+            except EngineRaised as e:
+                return stopped(f"step {s}: dp {d}'s {e}")
         waiting.append((s, [c for c in copies if c is not None], step["collect"]))
         # Every copy that runs after this forward, then the result processing it unblocks, in step order.
         while waiting and (not OVERLAP or COPY_DONE[waiting[0][0]] <= s + 1):
@@ -206,6 +269,10 @@ def run_trace(module, cls, mp):
 
 def serve(module, cls):
     """Every step of the trace on each DP rank's capturer of class `cls`; what each finished request got."""
+    if SIZING not in SIZINGS:
+        pytest.fail(f"R3FUZZ_SIZING={SIZING} is none of {', '.join(SIZINGS)}", pytrace=False)
+    if VERSION not in ("upstream", "miles"):
+        pytest.fail(f"R3FUZZ_SGLANG_VERSION={VERSION} is neither upstream nor miles", pytrace=False)
     with pytest.MonkeyPatch.context() as mp:
         return run_trace(module, cls, mp)
 )PY";

@@ -69,7 +69,10 @@ TEST(TracePytestWriter, ATooSmallExpertCountIsWidened) {
 TEST(TracePytestWriter, AnEnginePartsRefusalIsTheError) {
   auto spec = trace_pytest_module(trace_file("regression/sglang-tree-accept-rows-wrong_route.json"), {"t.json", "", ""});
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.error().message, "config.spec: speculative decoding moves KV in the worker, not in the capturer");
+  EXPECT_EQ(spec.error().message,
+            "steps[2].run[0]: a tree verify that accepts 1 of 3 drafts: the worker moves the accepted path's KV "
+            "(eagle_worker_common.py, _finalize_accept_tree_path; spec_utils.py, move_accept_tokens_to_target_kvcache), "
+            "not the capturer");
 }
 
 TEST(TracePytestWriter, EngineOverrideIsCheckedAndShown) {
