@@ -6,6 +6,7 @@
 
 #include "fuzz/export/engine_target.hpp"
 #include "fuzz/export/python_data.hpp"
+#include "fuzz/export/step_inputs.hpp"
 #include "fuzz/export/trace_route_python.hpp"
 #include "fuzz/export/trace_target.hpp"
 #include "fuzz/io/source_text.hpp"
@@ -162,6 +163,14 @@ Result<std::string> trace_pytest_module(const Trace& t, const PytestExport& how)
   const std::string engine = how.capturer.empty() ? std::string(target.default_engine) : how.capturer;
   if (Status s = check_capturer_spec(engine); !s.ok()) return Error{"--engine " + engine + ": " + s.error().message};
   R3_TRY(const Timeline timeline, validate_trace(t));
+  // Every forwarded row is listed (FORWARDED, and each engine's steps): a trace of a few extends
+  // can forward millions, so the module is bounded as a case's is (docs/SECURITY.md).
+  int64_t rows = 0;
+  for (const StepView& step : timeline.steps)
+    for (const auto& rank : step.rows) rows += static_cast<int64_t>(rank.size());
+  if (rows > kMaxExportEntries)
+    return Error{"the trace forwards " + std::to_string(rows) + " rows; an exported test lists at most " +
+                 std::to_string(kMaxExportEntries) + " (kMaxExportEntries)"};
   R3_TRY(const std::string engine_data, target.engine_data(t, timeline));
 
   // Rows whose position lies past the request's known tokens (a rejected draft's) cannot be named.

@@ -99,7 +99,10 @@ Result<std::string> sizings_text(const std::vector<std::optional<Case>>& cases) 
 // batch) or None (a DP or CUDA-graph padding row); the calls, per DP rank the tensor
 // its attn-TP rank 0 is handed and where the call's rows are (what the fix reads); and what
 // on_forward_end and the window read.
-Result<std::string> dp_forward_text(const Trace& t, const StepView& view, const std::optional<Case>& c, size_t s) {
+// `listed` counts the tensor rows every step's text lists so far: more than kMaxExportEntries in
+// all is refused, as the rows themselves are (trace_pytest_writer.cpp).
+Result<std::string> dp_forward_text(const Trace& t, const StepView& view, const std::optional<Case>& c, size_t s,
+                                    int64_t& listed) {
   const std::string where = "steps[" + std::to_string(s) + "]";
   if (!c)
     return Error{where + ": under DP attention the harness lays a forward out as r3fuzz's per-step model does, and "
@@ -112,6 +115,11 @@ Result<std::string> dp_forward_text(const Trace& t, const StepView& view, const 
     if (f.tokens[d] != static_cast<int64_t>(view.rows[d].size()))
       return Error{where + ": dp " + std::to_string(d) + ": the per-step forward runs " + text(f.tokens[d]) +
                    " tokens, the trace's batch " + std::to_string(view.rows[d].size()) + " rows"};
+  for (const std::vector<RowRun>& runs : in.tensors)
+    for (const RowRun& run : runs) listed += run.length;
+  if (listed > kMaxExportEntries)
+    return Error{where + ": the DP-gathered tensors of the steps so far hold " + std::to_string(listed) +
+                 " rows; an exported test lists at most " + std::to_string(kMaxExportEntries) + " (kMaxExportEntries)"};
   std::string tensors;
   for (const std::vector<RowRun>& runs : in.tensors) {
     std::string rows;
@@ -156,6 +164,7 @@ Result<std::string> sglang_data(const Trace& t, const Timeline& timeline) {
   R3_TRY(const std::string sizings, sizings_text(cases));
   const std::vector<int> done = copy_completions(t, knobs);
   std::vector<int64_t> rank_rows(static_cast<size_t>(t.dp), 0);
+  int64_t listed = 0;  // DP-gathered tensor rows
   std::string steps = "STEPS = [\n";
   for (size_t s = 0; s < t.steps.size() && s < timeline.steps.size(); ++s) {
     const StepView& view = timeline.steps[s];
@@ -186,7 +195,7 @@ Result<std::string> sglang_data(const Trace& t, const Timeline& timeline) {
     }
     std::string dp = "None";
     if (knobs.dp_attention && forwards) {
-      R3_TRY(dp, dp_forward_text(t, view, cases[s], s));
+      R3_TRY(dp, dp_forward_text(t, view, cases[s], s, listed));
     }
     std::vector<int> before, finished;
     for (int req : view.aborted_before)

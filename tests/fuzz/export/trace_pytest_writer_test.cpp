@@ -4,6 +4,7 @@
 #include "fuzz/export/trace_pytest_writer.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "fuzz/codec/trace_json.hpp"
 #include "fuzz/export/trace_target.hpp"
@@ -63,6 +64,27 @@ TEST(TracePytestWriter, ATooSmallExpertCountIsWidened) {
        }) {
     EXPECT_TRUE(has_line(*text, line)) << "missing line: " << line << "\n" << *text;
   }
+}
+
+// A trace of 65 prefills of 65536 tokens forwards 65 * 65536 rows, one past the bound: refused
+// before any module text is built (a few such extends would otherwise write gigabytes).
+TEST(TracePytestWriter, ATraceForwardingMoreRowsThanTheBoundIsRefused) {
+  nlohmann::json doc = nlohmann::json::parse(
+      R"({"format": "r3fuzz-trace/1", "engine": "sglang", "profile": "sglang", "topology": {"dp": 1, "tp": 1},
+          "model": {"layers": 1, "top_k": 1, "experts": 8},
+          "config": {"token_budget": 65536, "chunk": -1, "page": 1, "kv_slots": 1048576, "prefix_cache": false,
+                     "overlap": false, "spec": null, "cuda_graph": {}}, "requests": [], "steps": []})");
+  std::vector<int> prompt(65536);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int>(i) + 1;
+  for (int r = 0; r < 65; ++r) {
+    doc["requests"].push_back({{"id", r}, {"dp", 0}, {"prompt", prompt}, {"outputs", {5}}, {"finish", "length"}});
+    doc["steps"].push_back({{"run", {{{"req", r}, {"extend", {0, 65536}}}}}});
+  }
+  auto t = trace_from_json(doc);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto text = trace_pytest_module(*t, {"big.json", "", ""});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "the trace forwards 4259840 rows; an exported test lists at most 4194304 (kMaxExportEntries)");
 }
 
 // An engine part's refusal reaches the caller as it is.
