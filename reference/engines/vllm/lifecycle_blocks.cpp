@@ -3,7 +3,16 @@
 // worker.py @ f99d53b (AuxOutputWorkerConnector.process_output, _publish_blocks, begin_step),
 // connector.py @ 09155ae (AuxOutputSchedulerConnector.build_connector_meta, take_output, reset),
 // routed_experts.py @ 2d4ff1f (RoutedExpertsBuffer.capture, publish_routed_experts), store.py
-// @ 159bfe5 (BlockObjectStore.put: first writer wins; get_concatenated: BlockObjectStoreError).
+// @ 159bfe5 (BlockObjectStore.put; get_concatenated: BlockObjectStoreError).
+//
+// One put publishes a whole batch (_publish_blocks gathers every request's completed blocks into
+// one publish_routed_experts call). put keeps one object per key with `unique = {obj.key: obj for
+// obj in objects}`, so within a put the last object of a key wins, while a key already in the
+// store keeps its object (across puts the first writer wins). Which of two requests completing the
+// same block in one step is "last" is the batch order of Model Runner V2: gather_batch_req_state
+// sorts the scheduled requests with sort_batch_req_ids (model_runner.py @ 0036d38d): requests with
+// drafts first, then those whose scheduled tokens equal decode_query_len (1 + the drafts),
+// then by scheduled tokens ascending, stably in the scheduler's order.
 //
 // Per step, for each scheduled request (V1 of the contract): the rows of its scheduled range
 // without the rejected spec suffix go into its tail from its capture cursor; full blocks whose
@@ -22,6 +31,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "reference/engines/vllm/lifecycle_versions.hpp"
 #include "reference/engines/vllm/lifecycle_walk.hpp"
@@ -79,7 +89,7 @@ class BlockStoreWalk final : public WalkObserver {
       Worker& w = workers_[r];
       if (!w.alive) continue;
       w.keys = std::max(w.keys, tokens_known_[r] / page_);
-      publish(static_cast<int>(r));
+      publish({static_cast<int>(r)});
       if (w.finished_step >= 0 && (w.finished_step < step - 1 || !runs_in(step, static_cast<int>(r)))) w = Worker{};
     }
   }
@@ -100,7 +110,7 @@ class BlockStoreWalk final : public WalkObserver {
     Worker& w = workers_[e.req];
     if (w.alive) {
       w.keys = std::max(w.keys, tokens_known_[e.req] / page_);
-      publish(e.req);
+      publish({e.req});
     }
     w = Worker{};
     // Patch preempt-reemit: the rows streamed before the preemption are withdrawn and the
@@ -127,7 +137,7 @@ class BlockStoreWalk final : public WalkObserver {
     }
     w.keys = std::max(w.keys, run.tokens_before / page_);
     tokens_known_[r] = std::max(tokens_known_[r], run.tokens_after);
-    batch_.push_back(r);
+    batch_.push_back({r, run.hi - run.lo, run.work.kind == Work::Kind::verify});
 
     // process_output: the rejected suffix is dropped before capture.
     const int64_t kept = std::min<int64_t>(run.kept_end - run.lo, static_cast<int64_t>(delivered.size()));
@@ -161,7 +171,15 @@ class BlockStoreWalk final : public WalkObserver {
   }
 
   std::optional<std::string> end_forward(int /*step*/) override {
-    for (int r : batch_) publish(r);  // the whole batch first
+    // sort_batch_req_ids: the order the batch's blocks reach the one put (its last writer wins).
+    const int64_t decode_query_len = 1 + (t_.config.spec ? t_.config.spec->width : 0);
+    std::stable_sort(batch_.begin(), batch_.end(), [&](const Scheduled& a, const Scheduled& b) {
+      const auto key = [&](const Scheduled& x) { return std::tuple(!x.verify, x.tokens != decode_query_len, x.tokens); };
+      return key(a) < key(b);
+    });
+    std::vector<int> order;
+    for (const Scheduled& x : batch_) order.push_back(x.req);
+    publish(order);  // the whole batch first
     batch_.clear();
     std::vector<Materialize> queued;
     queued.swap(materialize_);
@@ -216,21 +234,27 @@ class BlockStoreWalk final : public WalkObserver {
 
   int dp_of(int req) const { return std::clamp(t_.requests[req].dp, 0, static_cast<int>(store_.size()) - 1); }
 
-  // _publish_blocks: a completed block whose hash has been sent becomes an object; an object
-  // already under its key stays (BlockObjectStore.put, first writer wins).
-  void publish(int req) {
-    Worker& w = workers_[req];
-    for (auto it = w.pending.begin(); it != w.pending.end();) {
-      const int64_t b = it->first;
-      if (b >= w.keys || !block_hash(req, b)) {
-        ++it;
-        continue;
+  // _publish_blocks and one BlockObjectStore.put: each completed block of `reqs` (in that order)
+  // whose hash has been sent becomes an object; of the objects under one key the last wins, and
+  // an object already in the store under it stays.
+  void publish(const std::vector<int>& reqs) {
+    std::vector<std::map<Key, std::vector<RouteRef>>> put(store_.size());
+    for (int req : reqs) {
+      Worker& w = workers_[req];
+      for (auto it = w.pending.begin(); it != w.pending.end();) {
+        const int64_t b = it->first;
+        if (b >= w.keys || !block_hash(req, b)) {
+          ++it;
+          continue;
+        }
+        std::vector<RouteRef> object;
+        for (int64_t p = b * page_; p < (b + 1) * page_; ++p) object.push_back(w.captured[p]);
+        put[static_cast<size_t>(dp_of(req))].insert_or_assign(key(req, b, it->second), std::move(object));
+        it = w.pending.erase(it);
       }
-      std::vector<RouteRef> object;
-      for (int64_t p = b * page_; p < (b + 1) * page_; ++p) object.push_back(w.captured[p]);
-      store_[dp_of(req)].emplace(key(req, b, it->second), std::move(object));
-      it = w.pending.erase(it);
     }
+    for (size_t d = 0; d < put.size(); ++d)
+      for (auto& [k, object] : put[d]) store_[d].emplace(k, std::move(object));
   }
 
   // materialize_routed_experts: the keyed full blocks from the store, the rest from the tail.
@@ -273,7 +297,13 @@ class BlockStoreWalk final : public WalkObserver {
   std::vector<bool> reemit_;
   std::vector<bool> done_;
   std::vector<std::vector<RouteRef>> emitted_;
-  std::vector<int> batch_;
+  // A forward of this step: its request, scheduled tokens, and whether it verifies drafts.
+  struct Scheduled {
+    int req = 0;
+    int64_t tokens = 0;
+    bool verify = false;
+  };
+  std::vector<Scheduled> batch_;
   std::vector<Materialize> materialize_;
 };
 
