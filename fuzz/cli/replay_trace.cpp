@@ -8,6 +8,7 @@
 #include "fuzz/io/input_file.hpp"
 #include "fuzz/io/terminal_text.hpp"
 #include "fuzz/oracle/judge_trace.hpp"
+#include "reference/trace/lifecycle.hpp"
 
 namespace r3 {
 
@@ -17,6 +18,22 @@ bool is_trace_file(const std::string& path) {
   const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
   return !doc.is_discarded() && looks_like_trace(doc);
 }
+
+namespace {
+
+// "profile NAME (named in the trace): OUTSIDE it: WHY", or nullopt when the trace names no
+// profile, is invalid (its judgement says why), or lies inside the one it names.
+std::optional<std::string> outside_named_profile(const Trace& t) {
+  const LifecycleModel* model = lifecycle_of(t.engine);
+  if (!t.profile || model == nullptr) return std::nullopt;
+  const Result<Timeline> timeline = validate_trace(t);
+  if (!timeline) return std::nullopt;
+  const Status inside = model->check_profile(t, *timeline, *t.profile);
+  if (inside.ok()) return std::nullopt;
+  return "profile " + std::string(to_string(*t.profile)) + " (named in the trace): OUTSIDE it: " + inside.error().message;
+}
+
+}  // namespace
 
 TraceReplay replay_trace_file(const std::string& file, const std::vector<std::string>& impls,
                               const std::string& program, std::ostream& out) {
@@ -36,6 +53,10 @@ TraceReplay replay_trace_file(const std::string& file, const std::vector<std::st
     }
   }
   const std::string shown = terminal_safe(file);
+  // Judged all the same, as a case is: a trace outside the profile it names is still a valid
+  // trace, but its verdicts are no reachable bug, and the output says so.
+  if (std::optional<std::string> outside = outside_named_profile(*t))
+    out << shown << ": " << terminal_safe(*outside) << "\n";
   for (const std::string& name : names) {
     const Result<TraceImplementation> impl = make_trace_implementation(name);
     const Result<TraceJudgement> j = impl ? judge_trace_file(*impl, *t) : Result<TraceJudgement>(impl.error());

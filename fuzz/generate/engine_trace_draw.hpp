@@ -31,6 +31,8 @@ struct TraceDrawRules {
   // Every request starts from a prefill instance's hand-off (a P/D decode instance), which
   // samples its first token: each request samples at least two.
   bool handoff_starts = false;
+  // A request may be prefill-only (max_new 0: it samples one token and keeps none).
+  bool prefill_only = true;
 };
 
 // The engine's scheduler over one trace, with its KV memory.

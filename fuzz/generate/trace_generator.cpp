@@ -87,14 +87,15 @@ struct Planned {
 };
 
 // The finish and outputs of a request with `prompt`, from `min_outputs` (1 or 2) to
-// `max_outputs` of them.
-Planned plan_outputs(Rng& rng, std::vector<int32_t> prompt, int64_t min_outputs, int64_t max_outputs) {
+// `max_outputs` of them; prefill-only sometimes, where the engine runs such requests.
+Planned plan_outputs(Rng& rng, std::vector<int32_t> prompt, int64_t min_outputs, int64_t max_outputs,
+                     bool prefill_only) {
   Planned p;
   p.sim.prompt_len = static_cast<int64_t>(prompt.size());
   p.tokens = std::move(prompt);
   const int64_t n = rng.range(min_outputs, std::max(min_outputs, max_outputs));
   const uint64_t kind = rng.below(100);
-  if (kind < 8 && min_outputs < 2) {  // prefill-only: it samples one token and keeps none
+  if (kind < 8 && min_outputs < 2 && prefill_only) {  // it samples one token and keeps none
     p.sim.finish = Finish::length;
     p.sim.max_new = 0;
     p.sim.target = 1;
@@ -127,7 +128,8 @@ std::vector<Planned> plan_requests(Rng& rng, const TraceDrawLimits& limits, cons
     }
     const int64_t len = rng.range(std::max<int64_t>(1, static_cast<int64_t>(prompt.size())), limits.max_prompt);
     while (static_cast<int64_t>(prompt.size()) < len) prompt.push_back(word(rng));
-    Planned& p = out[i] = plan_outputs(rng, std::move(prompt), min_outputs(rules), limits.max_outputs);
+    Planned& p = out[i] =
+        plan_outputs(rng, std::move(prompt), min_outputs(rules), limits.max_outputs, rules.prefill_only);
     p.sim.dp = static_cast<int>(rng.below(static_cast<uint64_t>(t.dp)));
     if (rules.start_len && rng.chance(20)) p.start_len = rng.range(0, p.sim.prompt_len);
     if (i > 0 && rng.chance(50)) arrival += static_cast<int>(rng.range(1, 3));
@@ -302,7 +304,8 @@ class Simulation {
       const int64_t room = std::min<int64_t>(limits_.max_outputs, longest_ - len);
       if (room < min_outputs(rules_) || count >= limits_.max_requests + 2) continue;
       const std::vector<int32_t>& tokens = state_.tokens(r);
-      Planned p = plan_outputs(rng_, std::vector<int32_t>(tokens.begin(), tokens.begin() + len), min_outputs(rules_), room);
+      Planned p = plan_outputs(rng_, std::vector<int32_t>(tokens.begin(), tokens.begin() + len), min_outputs(rules_), room,
+                               rules_.prefill_only);
       p.sim.dp = q.dp;
       p.arrival = n + 1 + static_cast<int>(rng_.range(0, 1));
       p.resume_of = r;

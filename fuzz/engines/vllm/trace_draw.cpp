@@ -174,6 +174,7 @@ class VllmTraceDraw final : public EngineTraceDraw {
     TraceDrawRules r;
     r.abort_runs_once_more = false;  // Scheduler.finish_requests drops it at once
     r.start_len = !legacy(t);        // routed_experts_prompt_start came with #51906
+    r.prefill_only = false;          // SamplingParams refuses max_tokens < 1 (lifecycle_check.cpp)
     return r;
   }
 

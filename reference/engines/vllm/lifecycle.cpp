@@ -32,10 +32,11 @@ constexpr std::array kVersions = {
 constexpr std::array kPatches = {
     LifecyclePatch{"generation-on-weight-update",
                    "route blocks are keyed by (generation, block hash) and the generation rises only on a "
-                   "prefix-cache reset (connector.py: AuxOutputSchedulerConnector.reset @ 09155ae), with first "
-                   "writer wins (store.py: BlockObjectStore.put @ 159bfe5): KV recomputed under new weights "
-                   "without a reset is read back as the old weights' rows (contract N9, T2); fixed by keying "
-                   "each block by the weight version of its KV"},
+                   "prefix-cache reset (connector.py: AuxOutputSchedulerConnector.reset @ 09155ae), and an "
+                   "object already stored keeps its key (store.py: BlockObjectStore.put @ 159bfe5): KV "
+                   "recomputed under new weights without a reset is read back as the old weights' rows while "
+                   "the old object stays in the store (contract N9, T2); fixed by keying each block by the "
+                   "weight version of its KV"},
     LifecyclePatch{"preempt-reemit",
                    "a request resumed after a preemption emits from num_tokens - 1 (connector.py: "
                    "build_connector_meta @ 09155ae; contract N4 (a)), so the rows it streamed before stand "
@@ -55,6 +56,14 @@ constexpr std::array kPatches = {
                    "table (scheduler.py: Scheduler._get_routed_experts @ b4622cf; contract 2.4 V1): a request "
                    "aborted before its recompute reaches a position returns zeros there, not the rows its "
                    "earlier forwards computed; fixed by keeping those rows until the recompute replaces them"},
+    LifecyclePatch{"store-capacity",
+                   "the store holds one object per KV block when aux_output_config.max_bytes is unset "
+                   "(worker.py: AuxOutputWorkerConnector.__init__ @ f99d53b), but every request retains the "
+                   "keys of all the full blocks of its known tokens (connector.py: build_connector_meta @ "
+                   "09155ae; worker.py: begin_step), the blocks of a preempted request or of one still "
+                   "finishing included; when more keys are retained than objects fit, a put fails closed "
+                   "(store.py: BlockObjectStore._evict_to_fit @ 159bfe5, BlockObjectStoreError); fixed by "
+                   "sizing the store for every key its requests can retain"},
 };
 
 class VllmLifecycle final : public LifecycleModel {
@@ -63,7 +72,7 @@ class VllmLifecycle final : public LifecycleModel {
   std::span<const LifecyclePatch> patches() const override { return kPatches; }
 
   std::vector<int> missing_patches(std::string_view version) const override {
-    if (version == "vllm-50874") return {kPatchGenerationOnWeightUpdate, kPatchPreemptReemit};
+    if (version == "vllm-50874") return {kPatchGenerationOnWeightUpdate, kPatchPreemptReemit, kPatchStoreCapacity};
     if (version == "vllm-pre-50874") return {kPatchOffloadRows, kPatchPdRows, kPatchPreemptedRows};
     return {};
   }
@@ -81,7 +90,8 @@ class VllmLifecycle final : public LifecycleModel {
     auto has = [&](int patch) { return std::find(applied.begin(), applied.end(), patch) != applied.end(); };
     if (version == "vllm-50874") {
       return run_block_store(t, timeline, delivery,
-                             {has(kPatchGenerationOnWeightUpdate), has(kPatchPreemptReemit)});
+                             {has(kPatchGenerationOnWeightUpdate), has(kPatchPreemptReemit),
+                              has(kPatchStoreCapacity)});
     }
     if (version == "vllm-pre-50874") {
       return run_slots(t, timeline, delivery, {has(kPatchOffloadRows), has(kPatchPdRows), false, has(kPatchPreemptedRows)});

@@ -20,6 +20,7 @@ enum LifecyclePatchIndex : int {
   kPatchOffloadRows = 2,               // vllm-pre-50874
   kPatchPdRows = 3,                    // vllm-pre-50874
   kPatchPreemptedRows = 4,             // vllm-pre-50874
+  kPatchStoreCapacity = 5,             // vllm-50874
 };
 
 }  // namespace r3::vllm

@@ -108,6 +108,14 @@ Status check_trace_profile(const Trace& t, const Timeline& timeline, Profile pro
   }
   const bool main = profile.variant() == 0;
   const std::string in = " under profile " + std::string(to_string(profile));
+  // SamplingParams._verify_args (vllm/sampling_params.py @ 00388f65) raises for max_tokens below
+  // 1: vLLM serves no prefill-only request.
+  for (size_t r = 0; r < t.requests.size(); ++r) {
+    if (t.requests[r].max_new && *t.requests[r].max_new == 0) {
+      return Error{"requests[" + std::to_string(r) + "].max_new: 0, but vLLM refuses max_tokens below 1 "
+                   "(SamplingParams._verify_args, vllm/sampling_params.py @ 00388f65)" + in};
+    }
+  }
   if (main) {
     // docs.vllm.ai training/routed_experts (contract 2.3, "Start-up"): the P/D connectors are
     // refused; N5 reading (a), the contract's default: so is every other connector.

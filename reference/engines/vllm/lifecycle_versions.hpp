@@ -16,6 +16,7 @@ namespace r3::vllm {
 struct BlockStoreFixes {
   bool key_by_kv_version = false;        // patch generation-on-weight-update
   bool reemit_after_preemption = false;  // patch preempt-reemit
+  bool unbounded_store = false;          // patch store-capacity
 };
 LifecycleOutcome run_block_store(const Trace& t, const Timeline& timeline, std::span<const StepDelivery> delivery,
                                  BlockStoreFixes fixes);

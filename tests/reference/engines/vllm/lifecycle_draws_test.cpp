@@ -67,7 +67,8 @@ void check_draws(Profile profile, std::string_view released, const std::vector<i
 }
 
 TEST(VllmLifecycleDraws, MainWithItsPatchesAndTheFixedModelReturnTheTruth) {
-  check_draws(main_profile(), "vllm-50874", {vllm::kPatchGenerationOnWeightUpdate, vllm::kPatchPreemptReemit});
+  check_draws(main_profile(), "vllm-50874",
+              {vllm::kPatchGenerationOnWeightUpdate, vllm::kPatchPreemptReemit, vllm::kPatchStoreCapacity});
 }
 
 TEST(VllmLifecycleDraws, TheSlotKeyedGenerationWithItsPatchesReturnsTheTruth) {

@@ -170,8 +170,9 @@ TEST(VllmLifecycleRuns, MainFailsClosedOnABlockMissingFromTheStore) {
                 static_cast<unsigned long long>(prefix_hashes(std::vector<int32_t>{1, 2})[1]));
   const LifecycleOutcome out = run(t, kMain);
   EXPECT_EQ(out.crash_step, 1);
-  EXPECT_EQ(out.crash, "step 1: BlockObjectStoreError: routed-experts block 0 of request 0 (generation 1, block hash " +
-                           std::string(hash) + ") is not in the store");
+  EXPECT_EQ(out.crash,
+            "step 1: BlockObjectStoreError: auxiliary output object does not exist; the object may have been evicted "
+            "(request 0, blocks 0 to 1, generation 1, first block hash " + std::string(hash) + ", limit 33 objects)");
   EXPECT_EQ(out.requests[0].status, RequestRoutes::Status::not_finished);
   // The slots still hold the version-0 rows of the KV the request keeps.
   EXPECT_EQ(rows_of(run(t, kSlots), 0), cat(own(0, 0, 2, 0), own(0, 2, 4, 1)));

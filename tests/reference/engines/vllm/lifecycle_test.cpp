@@ -56,15 +56,17 @@ TEST(VllmLifecycle, VersionsRunTheirPoliciesUnderTheirProfiles) {
 
 TEST(VllmLifecycle, PatchesAndWhichVersionLacksThem) {
   const auto patches = model().patches();
-  ASSERT_EQ(patches.size(), 5u);
+  ASSERT_EQ(patches.size(), 6u);
   EXPECT_EQ(patches[vllm::kPatchGenerationOnWeightUpdate].name, "generation-on-weight-update");
   EXPECT_EQ(patches[vllm::kPatchPreemptReemit].name, "preempt-reemit");
   EXPECT_EQ(patches[vllm::kPatchOffloadRows].name, "offload-rows");
   EXPECT_EQ(patches[vllm::kPatchPdRows].name, "pd-rows");
   EXPECT_EQ(patches[vllm::kPatchPreemptedRows].name, "preempted-rows");
+  EXPECT_EQ(patches[vllm::kPatchStoreCapacity].name, "store-capacity");
   for (const LifecyclePatch& p : patches) EXPECT_NE(p.what.find(" @ "), std::string_view::npos) << p.name;  // cites a commit
   EXPECT_EQ(model().missing_patches("vllm-50874"),
-            (std::vector<int>{vllm::kPatchGenerationOnWeightUpdate, vllm::kPatchPreemptReemit}));
+            (std::vector<int>{vllm::kPatchGenerationOnWeightUpdate, vllm::kPatchPreemptReemit,
+                              vllm::kPatchStoreCapacity}));
   EXPECT_EQ(model().missing_patches("vllm-pre-50874"),
             (std::vector<int>{vllm::kPatchOffloadRows, vllm::kPatchPdRows, vllm::kPatchPreemptedRows}));
   EXPECT_TRUE(model().missing_patches("r3-fixed").empty());
