@@ -59,9 +59,9 @@ TEST_F(ExportCommand, UsageErrorsAreExit2WithTheReason) {
             0u) << unwritable.err;
 }
 
-// A trace file exports as a trace module (fuzz/export/trace_pytest_writer.hpp); a trace whose engine
-// has no trace export part is an input error naming the engine.
-TEST_F(ExportCommand, ATraceFileExportsItsStepsOrNamesTheEngineItCannotExport) {
+// A trace file exports as a trace module (fuzz/export/trace_pytest_writer.hpp); a trace the engine's
+// part cannot drive is an input error naming why.
+TEST_F(ExportCommand, ATraceFileExportsItsStepsOrSaysWhyItCannot) {
   const std::string traces = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/traces/";
   const std::string ring = traces + "regression/trtllm-06a976ce-commit-before-reuse-wrong_route.json";
   const Output out = run({"export", ring, "--pytest"});
@@ -69,11 +69,12 @@ TEST_F(ExportCommand, ATraceFileExportsItsStepsOrNamesTheEngineItCannotExport) {
   EXPECT_EQ(out.out.rfind("\"\"\"A serving trace of r3fuzz as a pytest module", 0), 0u);
   EXPECT_NE(out.out.find("\nTRACE_FILE = \"" + ring + "\"\n"), std::string::npos);
   EXPECT_NE(out.out.find("\nEXPORT_COMMAND = \"" + kProgram + " export " + ring + " --pytest\"\n"), std::string::npos);
-  const std::string vllm = traces + "production/mooncake-excerpt-vllm-1.json";
-  const Output refused = run({"export", vllm, "--pytest"});
+  const std::string async = traces + "production/mooncake-excerpt-vllm-3.json";
+  const Output refused = run({"export", async, "--pytest"});
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_EQ(refused.err.rfind("r3fuzz export: engine vllm: r3fuzz cannot export its traces (the engine has no trace "
-                              "export part)", 0),
+  EXPECT_EQ(refused.err.rfind("r3fuzz export: config.overlap: under async scheduling vLLM's engine core runs the "
+                              "scheduler a step ahead of the worker's output; the vLLM trace harness drives the "
+                              "connector synchronously\n", 0),
             0u) << refused.err;
 }
 

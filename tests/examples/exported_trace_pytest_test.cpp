@@ -38,14 +38,31 @@ const std::map<std::string, std::string> kSamples = {
     {"sglang-miles",
      "R3FUZZ_ENGINE=sglang_capture_sample:RoutedExpertsCapturer R3FUZZ_SIZING=sglang-miles R3FUZZ_SGLANG_VERSION=miles"},
     {"sglang-fixed", "R3FUZZ_ENGINE=sglang_capture_sample:FixedRoutedExpertsCapturer R3FUZZ_SIZING=sglang-fixed"},
+    {"vllm-50874", "R3FUZZ_ENGINE=vllm_aux_output_sample:AuxOutputWorkerConnector"},
+    {"vllm", "R3FUZZ_ENGINE=vllm_aux_output_sample:AuxOutputWorkerConnector"},  // its current release
+    // vLLM's fixed model (r3-fixed) keys rows by KV slot; its sample is the AuxOutput connector with
+    // the fixes of L7, L8 and L10, which returns the same truth.
+    {"r3-fixed", "R3FUZZ_ENGINE=vllm_aux_output_sample:FixedAuxOutputWorkerConnector"},
 };
 // The fixed sample of each engine with samples.
-const std::map<std::string, std::string> kFixed = {{"trtllm", "trtllm-fixed"}, {"sglang", "sglang-fixed"}};
+const std::map<std::string, std::string> kFixed = {
+    {"trtllm", "trtllm-fixed"}, {"sglang", "sglang-fixed"}, {"vllm", "r3-fixed"}};
 
-// The entries the SGLang trace export refuses, each with why: their findings live in the
-// speculative worker, the P/D hand-off or the memory pool, not in the capturer it drives
-// (fuzz/engines/sglang/trace_export.cpp).
+const std::string kAsyncRefusal =
+    "config.overlap: under async scheduling vLLM's engine core runs the scheduler a step ahead of the worker's output; "
+    "the vLLM trace harness drives the connector synchronously";
+
+// The entries the trace exports refuse, each with why. SGLang's findings live in the speculative
+// worker, the P/D hand-off or the memory pool, not in the capturer it drives
+// (fuzz/engines/sglang/trace_export.cpp); vLLM's harness drives the connector synchronously, and
+// the releases before it not at all (fuzz/engines/vllm/trace_export.cpp).
 const std::map<std::string, std::string> kRefused = {
+    {"vllm-copy-late-pass.json", kAsyncRefusal},
+    {"mooncake-excerpt-vllm-3.json", kAsyncRefusal},
+    {"mooncake-excerpt-vllm-4.json", kAsyncRefusal},
+    {"vllm-pre-50874-preempted-rows-wrong_route.json",
+     "profile vllm-legacy: the export drives vLLM main's AuxOutput connector; the releases before it keep a "
+     "slot-keyed buffer (Scheduler._get_routed_experts), which has no harness"},
     {"sglang-ngram-overlap-capture-wrong_route.json",
      "config.spec_algorithm: ngram under the overlap scheduler: whether NGRAM's forwards hand their capture on is "
      "the worker's (speculative/ngram_worker.py, NGRAMWorker.forward_batch_generation), not the capturer's"},
@@ -112,7 +129,7 @@ class ExportedTracePytest : public ::testing::Test {
 TEST_F(ExportedTracePytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) {
   R3FUZZ_NEED_TORCH();
   const auto found = entries(kTraces / "regression");
-  ASSERT_GE(found.size(), 16u);  // TensorRT-LLM: T1 to T7; SGLang: 9
+  ASSERT_GE(found.size(), 23u);  // TensorRT-LLM: T1 to T7; SGLang: 9; vLLM: 7
   int ran = 0;
   for (const auto& [entry, t] : found) {
     SCOPED_TRACE(entry.filename().string());
@@ -127,13 +144,14 @@ TEST_F(ExportedTracePytest, EveryRegressionEntryFailsOnItsBugAndPassesOnTheFix) 
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
     EXPECT_NE(fixed.out.find(" passed in "), std::string::npos) << fixed.out;
   }
-  EXPECT_EQ(ran, 12);  // 7 TensorRT-LLM; 5 SGLang (the copy to host, the capture under DP attention and spec)
+  EXPECT_EQ(ran, 17);  // 7 TensorRT-LLM; 5 SGLang (the copy to host, the capture under DP attention and spec);
+                       // 5 vLLM (L7 twice, L8, L10, and the evicted block that passes)
 }
 
 TEST_F(ExportedTracePytest, EveryProductionEntryDoesWhatItsExpectSays) {
   R3FUZZ_NEED_TORCH();
   const auto found = entries(kTraces / "production");
-  ASSERT_GE(found.size(), 7u);  // TensorRT-LLM's unit tests, SGLang's mooncake excerpts
+  ASSERT_GE(found.size(), 11u);  // TensorRT-LLM's unit tests, SGLang's and vLLM's mooncake excerpts
   int ran = 0;
   for (const auto& [entry, t] : found) {
     SCOPED_TRACE(entry.filename().string());
@@ -147,7 +165,7 @@ TEST_F(ExportedTracePytest, EveryProductionEntryDoesWhatItsExpectSays) {
     const PytestRun fixed = pytest(module, kSamples.at(kFixed.at(std::string(t.engine.name()))));
     EXPECT_EQ(fixed.exit_code, 0) << fixed.out;
   }
-  EXPECT_EQ(ran, 7);  // 3 TensorRT-LLM, 4 SGLang
+  EXPECT_EQ(ran, 9);  // 3 TensorRT-LLM, 4 SGLang, 2 vLLM (synchronous)
 }
 
 // T7 (docs/FINDINGS.md) as TensorRT-LLM's maintainers would read it, and the raise of T6 at L.
@@ -202,6 +220,26 @@ TEST_F(ExportedTracePytest, SglangCaptureUnderDpAttentionFollowsTheVersion) {
                            "RuntimeError: The expanded size of the tensor (6) must match the existing size (8) at "
                            "non-singleton dimension 0."),
             std::string::npos) << crash.out;
+}
+
+// vLLM main's AuxOutput connector through a trace: L7's mixed block (one put keeps the last object
+// of a key, request 1's in Model Runner V2's order) and L10's store, one object per KV block, that
+// cannot retain what the requests hold; the fixed sample returns the truth on both.
+TEST_F(ExportedTracePytest, VllmConnectorFailuresReadAsTheModelSays) {
+  R3FUZZ_NEED_TORCH();
+  const fs::path mixed = exported(kTraces / "regression/vllm-generation-on-weight-update-mixed-block-wrong_route.json");
+  const PytestRun upstream = pytest(mixed, kSamples.at("vllm-50874"));
+  EXPECT_EQ(upstream.exit_code, 1);
+  EXPECT_NE(upstream.out.find("\nrequest 0 position 4 holds the route of request 1 position 4 at weight version 1, "
+                              "expected the route at weight version 0 (3 of 8 rows wrong)\n"),
+            std::string::npos) << upstream.out;
+  const fs::path capacity = exported(kTraces / "regression/vllm-store-capacity-crash.json");
+  const PytestRun crash = pytest(capacity, kSamples.at("vllm-50874"));
+  EXPECT_EQ(crash.exit_code, 1);
+  EXPECT_NE(crash.out.find("\nrequest 4 never finished: the serving run stopped at step 12: process_output raised "
+                           "BlockObjectStoreError: the store cannot retain the batch: limit=21 objects\n"),
+            std::string::npos) << crash.out;
+  EXPECT_EQ(pytest(capacity, kSamples.at("r3-fixed")).exit_code, 0);
 }
 
 // The module's prefix_hashes and route_experts (fuzz/export/trace_route_python.hpp) against the

@@ -14,10 +14,13 @@ const EngineTarget& export_part();    // fuzz/engines/vllm/export.cpp
 const EngineAdapter& adapter_part();  // fuzz/engines/vllm/adapter.cpp
 const EngineSeed& seed_part();        // fuzz/engines/vllm/seed.cpp
 const EngineTraceDraw& trace_draw_part();  // fuzz/engines/vllm/trace_draw.cpp
+const EngineTraceTarget& trace_export_part();  // fuzz/engines/vllm/trace_export.cpp
 
 inline FuzzEngineParts fuzz_parts() {
-  return {&codec_part(), &draw_part(), &shrink_part(), &exhaust_part(), &explain_part(), &export_part(), &adapter_part(), &seed_part(),
-          &trace_draw_part()};
+  FuzzEngineParts parts{&codec_part(), &draw_part(), &shrink_part(), &exhaust_part(), &explain_part(),
+                        &export_part(), &adapter_part(), &seed_part(), &trace_draw_part()};
+  parts.trace_exporter = &trace_export_part();
+  return parts;
 }
 
 }  // namespace r3::vllm
