@@ -8,8 +8,8 @@
 // the step's result processing finishes. The harness is trace_export_harness.hpp.
 //
 // What it drives is the connector only, synchronously: a trace under async scheduling (whose
-// engine core runs the scheduler a step ahead, a queue the harness does not model), with
-// speculative decoding, or of the releases before the connector (profile vllm-legacy) is refused.
+// engine core runs the scheduler a step ahead, a queue the harness does not model) or of the
+// releases before the connector (profile vllm-legacy) is refused.
 #include <algorithm>
 
 #include "fuzz/engines/vllm/parts.hpp"
@@ -33,7 +33,6 @@ std::string refused(const Trace& t) {
   if (t.config.overlap)
     return "config.overlap: under async scheduling vLLM's engine core runs the scheduler a step ahead of the "
            "worker's output; the vLLM trace harness drives the connector synchronously";
-  if (t.config.spec) return "config.spec: the vLLM trace harness drives no drafts (num_rejected is always 0)";
   return "";
 }
 
@@ -76,8 +75,9 @@ class Recorder final : public WalkObserver {
       ++count;
     }
     flush();
-    s.runs += "        (" + text(run.work.req) + ", " + text(run.lo) + ", " + text(run.hi) + ", " + text(run.tokens_before) +
-              ", " + text(run.tokens_after) + ", " + py::boolean(run.sampled) + ", [" + kv + "]),\n";
+    s.runs += "        (" + text(run.work.req) + ", " + text(run.lo) + ", " + text(run.hi) + ", " + text(run.kept_end) + ", " +
+              text(run.tokens_before) + ", " + text(run.tokens_after) + ", " + py::boolean(run.sampled) + ", [" + kv +
+              "], " + py::boolean(run.work.kind == Work::Kind::verify) + "),\n";
     return std::nullopt;
   }
 
@@ -128,13 +128,16 @@ Result<std::string> vllm_data(const Trace& t, const Timeline& timeline) {
   out += "KV_BLOCKS = " + text(std::max<int64_t>(t.config.kv_slots / std::max<int64_t>(t.config.page, 1), 0) + 1) +
          "  # kv_cache_config.num_blocks of each DP rank: the trace's KV blocks and the null block\n";
   out += "MAX_BATCHED_TOKENS = " + text(t.config.token_budget) + "  # max_num_batched_tokens\n";
+  out += "DRAFTS = " + text(t.config.spec ? t.config.spec->width : 0) + "  # num_speculative_tokens\n";
   out += "RANK_OF = " + list(rank_of) + "  # the DP rank that serves each request\n";
   out += "PROMPT_START = " + list(start) + "  # sampling_params.routed_experts_prompt_start\n";
   out += "# The steps: events before the schedule (\"preempt\": request_finished, \"reset\": a prefix-cache reset),\n"
          "# the requests an abort ends before it, the forward's weight version, each scheduled request in the\n"
-         "# scheduler's order as (request, first and end position of its scheduled range, num_tokens before and\n"
-         "# after the step, whether the step samples for it, the weight versions of the KV it holds before the\n"
-         "# forward as (version, positions) runs), then the requests the step's result processing finishes.\n";
+         "# scheduler's order as (request, first and end position of its scheduled range, the end of what it\n"
+         "# keeps (a verify's rejected drafts lie past it), num_tokens before and after the step, whether the\n"
+         "# step samples for it, the weight versions of the KV it holds before the forward as (version,\n"
+         "# positions) runs, whether it verifies drafts), then the requests the step's result processing\n"
+         "# finishes.\n";
   out += recorder.text_of_steps();
   return out;
 }
@@ -150,8 +153,9 @@ const EngineTraceTarget& trace_export_part() {
       "DP rank (the worker built through its own __init__, its capturer, TP group and block sizes faked),\n"
       "through the trace: per step, build_connector_meta with the step's scheduled requests, begin_step,\n"
       "then for a step that forwards prepare_output and process_output with the routes of its rows in\n"
-      "Model Runner V2's batch order (sort_batch_req_ids), and take_output for each request it sampled\n"
-      "for; request_finished at a preemption, an abort and a finish, reset at a prefix-cache reset. Each\n"
+      "Model Runner V2's batch order (sort_batch_req_ids; a verify's rejected drafts as num_rejected), and\n"
+      "take_output for each request it sampled for; request_finished at a preemption, an abort and a\n"
+      "finish, reset at a prefix-cache reset. Each\n"
       "request's returned rows are placed at the token_start take_output's output names.\n",
       "",
       vllm_data,

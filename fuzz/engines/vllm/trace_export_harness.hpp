@@ -16,10 +16,11 @@
 //    at a finish; reset at a prefix-cache reset; take_output for each request the worker's output
 //    names, after its num_tokens took the step's samples (and is_finished() is true on the step
 //    that finishes it).
-//  - Model Runner V2: the batch order (sort_batch_req_ids: requests whose scheduled tokens are
-//    the decode query length first, then by scheduled tokens, stably), token_starts (each
-//    request's num_computed_tokens), query_start_loc, num_sampled (1 when the step samples for it)
-//    and num_rejected (0: no drafts).
+//  - Model Runner V2: the batch order (sort_batch_req_ids: requests with drafts first, then those
+//    whose scheduled tokens are the decode query length, then by scheduled tokens, stably),
+//    token_starts (each request's num_computed_tokens), query_start_loc, num_sampled (1 when the
+//    step samples for it) and num_rejected (a verify's drafts past what it keeps, whose rows carry
+//    DRAFT_VALUE: their tokens are not the ones sampled there).
 //  - the trainer: each request's rows are placed at the positions take_output's output names
 //    (token_start on); a position returned twice without a preemption between is an error.
 // The proposed fix reads two more things, which vLLM's own classes ignore: set_weight_version(v)
@@ -148,8 +149,20 @@ def kv_block_versions(runs):
 
 
 def batch_order(runs):
-    """sort_batch_req_ids (Model Runner V2): decode-length requests first, then by scheduled tokens, stably."""
-    return sorted(runs, key=lambda run: ((run[2] - run[1]) != 1, run[2] - run[1]))
+    """sort_batch_req_ids (Model Runner V2): requests with drafts first, then those scheduling the decode
+    query length (1 + the drafts), then by scheduled tokens, stably."""
+    def key(run):
+        tokens = run[2] - run[1]
+        return (not run[8], tokens != 1 + DRAFTS, tokens)
+    return sorted(runs, key=key)
+
+
+def row_route(req, pos, kept_end, version):
+    """A kept row's route; a rejected draft's (or a token past the request's last output) is none the
+    trace names: DRAFT_VALUE (process_output drops it before capture)."""
+    if pos >= kept_end or pos >= len(TOKENS[req]):
+        return [[DRAFT_VALUE] * TOP_K for _ in range(LAYERS)]
+    return route_of(req, pos, version)
 
 
 def forward(rank, runs, reqs, version, finishing, placed):
@@ -158,19 +171,19 @@ def forward(rank, runs, reqs, version, finishing, placed):
     token_starts = np.array([run[1] for run in batch], dtype=np.int64)
     query_start_loc = np.zeros(len(batch) + 1, dtype=np.int32)
     np.cumsum([run[2] - run[1] for run in batch], out=query_start_loc[1:])
-    routes = [route_of(run[0], p, version) for run in batch for p in range(run[1], run[2])]
+    routes = [row_route(run[0], p, run[3], version) for run in batch for p in range(run[1], run[2])]
     STEP_ROWS[0] = torch.tensor(routes, dtype=torch.int32).reshape(len(routes), LAYERS, TOP_K)
     if hasattr(rank.worker, "set_weight_version"):
         rank.worker.set_weight_version(version)
     pending = engine_call("prepare_output", rank.worker.prepare_output, ids, token_starts, query_start_loc)
-    sampled = np.array([1 if run[5] else 0 for run in batch], dtype=np.int32)
-    rejected = np.zeros(len(batch), dtype=np.int32)
+    sampled = np.array([1 if run[6] else 0 for run in batch], dtype=np.int32)
+    rejected = np.array([run[2] - run[3] for run in batch], dtype=np.int32)
     out = engine_call("process_output", rank.worker.process_output, ids, pending.token_starts,
                       pending.query_start_loc, pending.routed_experts.numpy(), sampled, rejected)
     pending.complete()
     for run in runs:
         request = reqs[run[0]]
-        request.num_tokens = run[4]
+        request.num_tokens = run[5]
         request.finished = run[0] in finishing
         if request.request_id not in out:
             continue
@@ -256,8 +269,8 @@ def run_steps(ranks, reqs, outcomes, reemits, stopped, placed, finish):
                 runs = [run for run in step["runs"] if RANK_OF[run[0]] == d]
                 for run in runs:
                     request = reqs[run[0]]
-                    request.num_tokens = run[3]
-                    request.kv_block_versions = kv_block_versions(run[6])
+                    request.num_tokens = run[4]
+                    request.kv_block_versions = kv_block_versions(run[7])
                     rank.requests[request.request_id] = request
                 scheduled = {reqs[run[0]].request_id: run[2] - run[1] for run in runs}
                 meta = engine_call("build_connector_meta", rank.connector.build_connector_meta,

@@ -37,10 +37,10 @@ TEST(VllmTraceExport, PreemptedRequestResumesWithTheVersionsOfItsKv) {
            "DP, TP, PAGE = 1, 1, 2",
            "KV_BLOCKS = 13  # kv_cache_config.num_blocks of each DP rank: the trace's KV blocks and the null block",
            "PROMPT_START = [0, 9]  # sampling_params.routed_experts_prompt_start",
-           "        (1, 0, 2, 10, 10, False, []),",
+           "        (1, 0, 2, 2, 10, 10, False, [], False),",
            "    {\"events\": [(\"preempt\", 1)], \"aborted\": [], \"version\": 0,",
            "    {\"events\": [], \"aborted\": [], \"version\": 1,",
-           "        (1, 8, 11, 11, 12, True, [(0, 8)]),",
+           "        (1, 8, 11, 11, 11, 12, True, [(0, 8)], False),",
            "     \"finished\": [1]},",
        }) {
     EXPECT_TRUE(has_line(*data, line)) << "missing line: " << line << "\n" << *data;
