@@ -270,7 +270,9 @@ TEST(TraceGenerator, DrawCopiesWithinKeepsToTheWindowInStepOrder) {
       EXPECT_NE(c.step, 3);
       EXPECT_GE(c.done_before_step, c.step + 2);
       EXPECT_LE(c.done_before_step, w.latest[static_cast<size_t>(c.step)]);
-      if (k > 0) EXPECT_GT(c.step, t.copies[k - 1].step);
+      if (k > 0) {
+        EXPECT_GT(c.step, t.copies[k - 1].step);
+      }
     }
     EXPECT_TRUE(check_copies(t).ok());
   }
