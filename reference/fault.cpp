@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <deque>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -46,25 +49,44 @@ constexpr bool layout_table_in_enum_order() {
 }
 static_assert(layout_table_in_enum_order(), "kLayoutFaults is indexed by Fault");
 
-// The whole table: the layout faults, then every registered engine's own (engines register
-// before the first fault is named, at start-up).
+// The whole table: the layout faults, then every registered engine's own. It is rebuilt when an
+// engine registers after a fault was first named (add_engine, a plug-in's engine), so its own
+// faults are listed too. Engines register at start-up, before any worker thread runs; the lock
+// only orders the first builds of threads that start together.
 struct FaultTable {
+  size_t engines = 0;  // how many engines it was built for
   std::vector<Fault> order;
   std::vector<FaultEntry> own;
 };
 
+FaultTable build_table(std::span<const EngineModel* const> models) {
+  FaultTable out;
+  out.engines = models.size();
+  for (size_t i = 1; i < kLayoutFaults.size(); ++i) out.order.push_back(kLayoutFaults[i].fault);
+  for (const EngineModel* model : models)
+    for (const FaultEntry& e : model->own_faults()) {
+      out.order.push_back(e.fault);
+      out.own.push_back(e);
+    }
+  return out;
+}
+
 const FaultTable& table() {
-  static const FaultTable t = [] {
-    FaultTable out;
-    for (size_t i = 1; i < kLayoutFaults.size(); ++i) out.order.push_back(kLayoutFaults[i].fault);
-    for (const EngineModel* model : engine_models())
-      for (const FaultEntry& e : model->own_faults()) {
-        out.order.push_back(e.fault);
-        out.own.push_back(e);
-      }
-    return out;
-  }();
-  return t;
+  static std::mutex building;
+  static std::atomic<const FaultTable*> current{nullptr};
+  const auto models = engine_models();
+  const FaultTable* t = current.load(std::memory_order_acquire);
+  if (t != nullptr && t->engines == models.size()) return *t;
+  const std::lock_guard<std::mutex> lock(building);
+  t = current.load(std::memory_order_acquire);
+  if (t == nullptr || t->engines != models.size()) {
+    // Earlier tables stay alive: a span all_faults() handed out keeps pointing at its own.
+    static std::deque<FaultTable> built;
+    built.push_back(build_table(models));
+    t = &built.back();
+    current.store(t, std::memory_order_release);
+  }
+  return *t;
 }
 
 const FaultEntry& entry(Fault f) {

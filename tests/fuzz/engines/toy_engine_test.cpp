@@ -3,6 +3,8 @@
 // policy, "toy-capture", which drops a rank's last row once it holds more than three tokens, with
 // its fix, "toy-fixed". A campaign under its profile finds that bug, the shrinker brings it down
 // to four tokens, and explain shows its step: none of that code names the toy engine.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "fuzz/campaign/campaign.hpp"
@@ -16,6 +18,7 @@
 #include "fuzz/shrink/passes.hpp"
 #include "reference/case_measure.hpp"
 #include "reference/engine_model.hpp"
+#include "reference/fault.hpp"
 #include "reference/validate.hpp"
 
 namespace r3 {
@@ -61,13 +64,26 @@ class ToyModel : public EngineModel {
   std::span<const PolicyInfo> policies() const override { return kPolicies; }
   std::vector<std::string_view> released_policies() const override { return {"toy-capture"}; }
   std::string_view fixed_policy() const override { return "toy-fixed"; }
-  bool has_fault(Fault) const override { return false; }
+  // Its own row of the mutant table: the capture skips a batch's first row.
+  std::span<const FaultEntry> own_faults() const override { return kOwnFaults; }
+  bool has_fault(Fault f) const override { return f == kSkipsFirstRow; }
   void apply_decision_fault(Fault, const CaptureCall&, CaptureDecision&) const override {}
-  void decide_with_fault(const CapturePolicy& base, Fault, const CaptureCall& call, CaptureDecision& out) const override {
+  void decide_with_fault(const CapturePolicy& base, Fault f, const CaptureCall& call, CaptureDecision& out) const override {
     base.decide(call, out);
+    if (f != kSkipsFirstRow) return;
+    for (auto& copy : out.copies) {
+      if (copy.rows == 0) continue;
+      ++copy.src_row;
+      ++copy.dst_row;
+      --copy.rows;
+    }
   }
 
+  static constexpr Fault kSkipsFirstRow = own_fault("toy-skips-first-row");
+
  private:
+  static constexpr FaultEntry kOwnFaults[] = {
+      {kSkipsFirstRow, "toy-skips-first-row", "row loss", FaultLayer::decision, "a batch's first row is never copied"}};
   static constexpr ProfileInfo kProfiles[] = {{"toy", "the toy engine"}};
   static constexpr PolicyInfo kPolicies[] = {{"toy-capture", "the toy engine's capture (model)", make_toy_capture},
                                              {"toy-fixed", "its fix", make_toy_fixed}};
@@ -118,6 +134,20 @@ const Engine& registered_toy() {
 }
 
 Profile toy_profile() { return Profile::of(registered_toy(), 0); }
+
+// Declared first, so the mutant table is built before the toy registers: an engine a plug-in
+// adds later still gets its own faults listed, named and applied.
+TEST(ToyEngine, ItsOwnFaultJoinsTheMutantTableAfterFaultsWereNamed) {
+  const std::span<const Fault> before = all_faults();
+  EXPECT_EQ(std::find(before.begin(), before.end(), ToyModel::kSkipsFirstRow), before.end());
+  const Engine toy = registered_toy();
+  const std::span<const Fault> after = all_faults();
+  EXPECT_EQ(after.size(), before.size() + 1);
+  EXPECT_EQ(after.back(), ToyModel::kSkipsFirstRow);
+  EXPECT_EQ(faults_for(toy), (std::vector<Fault>{ToyModel::kSkipsFirstRow}));
+  EXPECT_EQ(to_string(ToyModel::kSkipsFirstRow), "toy-skips-first-row");
+  EXPECT_EQ(fault_class(ToyModel::kSkipsFirstRow), "row loss");
+}
 
 TEST(ToyEngine, RegistersItsNameProfileAndPolicy) {
   const Engine toy = registered_toy();
