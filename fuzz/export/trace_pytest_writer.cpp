@@ -29,6 +29,18 @@ def load_engine():
     except (ImportError, AttributeError) as e:
         pytest.fail(f"cannot load the lifecycle class {ENGINE} ({type(e).__name__}: {e}); set R3FUZZ_ENGINE=MODULE:CLASS "
                     f"(the module on PYTHONPATH) to test another", pytrace=False)
+
+
+class EngineRaised(Exception):
+    """The engine's own code raised (not the harness's): the serving run stops there."""
+
+
+def engine_call(name, method, *args, **kwargs):
+    """Calls the engine's `method`; what it raises becomes EngineRaised, naming the call."""
+    try:
+        return method(*args, **kwargs)
+    except Exception as e:
+        raise EngineRaised(f"{name} raised {type(e).__name__}: {e}") from None
 )PY";
 
 // The judgement every engine's test shares: the harness's serve() says what each finished

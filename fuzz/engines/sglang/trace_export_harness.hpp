@@ -155,17 +155,6 @@ def capture_calls(rank, step, d, layout):
             engine_call("capture", rank.capturer.capture, layer, topk.reshape(len(routes), TOP_K + SHARED_EXPERTS))
 
 
-class EngineRaised(Exception):
-    """The engine's own code raised (not the harness's): the serving run stops there."""
-
-
-def engine_call(name, method, *args, **kwargs):
-    try:
-        return method(*args, **kwargs)
-    except Exception as e:
-        raise EngineRaised(f"{name} raised {type(e).__name__}: {e}") from None
-
-
 def forward(rank, step, d, layout):
     """Rank d's forward: fresh KV slots for its rows, the MoE layers' captures, then on_forward_end
     (padding rows at slot 0, the dummy slot): the deferred copy under the overlap scheduler, or None."""

@@ -83,17 +83,6 @@ def scheduler_connector_class(worker_class):
                     pytrace=False)
 
 
-class EngineRaised(Exception):
-    """The engine's own code raised (not the harness's): the serving run stops there."""
-
-
-def engine_call(name, method, *args, **kwargs):
-    try:
-        return method(*args, **kwargs)
-    except Exception as e:
-        raise EngineRaised(f"{name} raised {type(e).__name__}: {e}") from None
-
-
 def chained_hashes(tokens):
     out, parent = [], b""
     for b in range(len(tokens) // PAGE):

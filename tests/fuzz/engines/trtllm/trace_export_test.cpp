@@ -3,28 +3,15 @@
 // each copy is first seen landed, for the ring reproducer (T7) and the reset (T5).
 #include <gtest/gtest.h>
 
-#include "fuzz/codec/trace_json.hpp"
 #include "fuzz/engines/trtllm/parts.hpp"
-#include "fuzz/export/trace_target.hpp"
-#include "reference/trace/lifecycle.hpp"
+#include "tests/support/trace_export_data.hpp"
 
 namespace r3::trtllm {
 namespace {
 
-const std::string kTraces = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/traces/";
+Result<std::string> data_of(const std::string& name) { return test::trace_export_data(trace_export_part(), name); }
 
-Result<std::string> data_of(const std::string& name) {
-  auto t = read_trace_file(kTraces + name);
-  EXPECT_TRUE(t.ok()) << t.error().message;
-  if (!t.ok()) return t.error();
-  auto timeline = validate_trace(*t);
-  EXPECT_TRUE(timeline.ok());
-  return trace_export_part().engine_data(*t, *timeline);
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using test::has_line;
 
 TEST(TrtllmTraceExport, RingReuseSteps) {
   auto data = data_of("regression/trtllm-06a976ce-commit-before-reuse-wrong_route.json");

@@ -5,28 +5,15 @@
 // harness cannot drive, refused saying why.
 #include <gtest/gtest.h>
 
-#include "fuzz/codec/trace_json.hpp"
 #include "fuzz/engines/vllm/parts.hpp"
-#include "fuzz/export/trace_target.hpp"
-#include "reference/trace/lifecycle.hpp"
+#include "tests/support/trace_export_data.hpp"
 
 namespace r3::vllm {
 namespace {
 
-const std::string kTraces = std::string(R3FUZZ_SOURCE_DIR) + "/corpus/traces/";
+Result<std::string> data_of(const std::string& name) { return test::trace_export_data(trace_export_part(), name); }
 
-Result<std::string> data_of(const std::string& name) {
-  auto t = read_trace_file(kTraces + name);
-  EXPECT_TRUE(t.ok()) << t.error().message;
-  if (!t.ok()) return t.error();
-  auto timeline = validate_trace(*t);
-  EXPECT_TRUE(timeline.ok());
-  return trace_export_part().engine_data(*t, *timeline);
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
-}
+using test::has_line;
 
 // L8: request 1 is preempted at step 2 and resumes at step 4 after a weight update, its first 8
 // positions a hit of KV computed at version 0.
