@@ -14,7 +14,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev
   python3 ccache
 )
-TORCH_PACKAGES=(python3-torch python3-pytest)
+TORCH_PACKAGES=(python3-torch python3-numpy python3-pytest)  # numpy: torch's own, and vLLM's connector API
 
 case "${1:-}" in
   "") ;;

@@ -107,7 +107,7 @@ def test_request_gets_its_routes(served, req):
 std::string header(const EngineTraceTarget& target) {
   return "\"\"\"A serving trace of r3fuzz as a pytest module: every step of the trace run on an engine's own\n"
          "lifecycle classes with real torch tensors, the engine's scheduler and model replaced by the\n"
-         "trace. It needs torch and pytest only:\n\n"
+         "trace. It needs torch (and numpy, which torch installs) and pytest only:\n\n"
          "    pytest THIS_FILE\n\n"
          "TRACE_FILE, NOTE and EXPECT say which trace it is and EXPORT_COMMAND how it was written.\n\n" +
          std::string(target.tests_doc) +

@@ -224,20 +224,33 @@ def run_trace(module, worker_class, mp):
         close_all(ranks)
         return stopped(f"start-up: {e}")
     try:
-        return run_steps(ranks, reqs, outcomes, reemits, stopped, placed, finish)
-    finally:
+        outcomes = run_steps(ranks, reqs, outcomes, reemits, stopped, placed, finish)
+    except BaseException:
         close_all(ranks)
+        raise
+    failed = close_all(ranks)
+    stopped_earlier = any(kind == "unfinished" for kind, _ in outcomes.values())
+    if failed is not None and not stopped_earlier:  # else close() raises the failure that stopped it
+        # The background store's thread raises a failed publication at its next call: at the
+        # end of the run, close(). The serving run fails there, whatever each request got.
+        for req in EXPECTED:
+            if outcomes.get(req, ("",))[0] in ("routes", "none"):
+                outcomes[req] = ("raised", f"at shutdown, {failed}")
+    return outcomes
 
 
 def close_all(ranks):
-    """The worker's background store thread ends with close()."""
+    """close() on every worker (it ends the background store's thread); the first error, or None."""
+    failed = None
     for rank in ranks:
         close = getattr(rank.worker, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                pass  # a failed publication already stopped the run; close() re-raises it
+        if close is None:
+            continue
+        try:
+            engine_call("close", close)
+        except EngineRaised as e:
+            failed = failed or str(e)
+    return failed
 
 
 def run_steps(ranks, reqs, outcomes, reemits, stopped, placed, finish):

@@ -103,10 +103,7 @@ class BlockStoreWalk final : public WalkObserver {
     for (size_t r = 0; r < t.requests.size(); ++r) tokens_known_[r] = timeline.requests[r].prompt_len;
   }
 
-  void begin_step(int step) override {
-    step_ = step;
-    forwarded_ = false;
-  }
+  void begin_step(int /*step*/) override { forwarded_ = false; }
 
   void after_event(int step, const TraceEvent& e, int /*version*/) override {
     if (e.kind == TraceEvent::Kind::weight_update) {
@@ -428,7 +425,6 @@ class BlockStoreWalk final : public WalkObserver {
   std::vector<bool> done_;
   std::vector<std::vector<RouteRef>> emitted_;
   std::vector<Scheduled> batch_;  // this step's forwards, in the scheduler's order
-  int step_ = 0;
   bool forwarded_ = false;  // this step's forward ran (a finish now is result processing's)
 };
 
