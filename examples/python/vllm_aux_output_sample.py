@@ -207,7 +207,8 @@ class AuxOutputWorkerConnector:
             self.states.clear()
             self.generation = meta.generation
         for request_id, emit_start in meta.requests.items():
-            self.states.setdefault(request_id, _State(emit_start))
+            state = self.states.setdefault(request_id, _State(emit_start))
+            assert emit_start <= state.emit_cursor, "the scheduler's emit start moved ahead of the worker's"
         self._remember_versions(meta)
         retain, batch = [], []
         for request_id, hashes in meta.block_hashes.items():
@@ -292,17 +293,18 @@ class FixedAuxOutputSchedulerConnector(AuxOutputSchedulerConnector):
 
     def __init__(self):
         super().__init__()
-        self._preempted = set()
+        self._preempted = {}  # request id -> num_tokens at its preemption
 
     def request_finished(self, request):
         if not request.is_finished():
-            self._preempted.add(request.request_id)
+            self._preempted[request.request_id] = request.num_tokens
         super().request_finished(request)
 
     def _emit_start(self, request):
-        if request.request_id in self._preempted:
-            self._preempted.discard(request.request_id)
+        # The prompt start until the resumed request samples again (its emission starts there).
+        if self._preempted.get(request.request_id) == request.num_tokens:
             return request.sampling_params.routed_experts_prompt_start
+        self._preempted.pop(request.request_id, None)
         return super()._emit_start(request)
 
     def _add_versions(self, meta, scheduler_output, requests):

@@ -211,7 +211,10 @@ class BlockStoreWalk final : public WalkObserver {
       const int64_t start = t_.requests[r].start_len;
       const bool has_output = x->run.tokens_before > prompt;
       requests.push_back({r, reemit_[r] ? start : std::max(start, has_output ? x->run.tokens_before - 1 : 0)});
-      reemit_[r] = false;
+      // Patch preempt-reemit: the prompt start is sent until a step samples for the request (its
+      // emission then starts there); a later start past the worker's emit cursor would trip
+      // begin_step's "emit cursor moved ahead".
+      if (x->run.sampled) reemit_[r] = false;
     }
     if (k.sent.size() != scheduled.size()) {
       std::vector<std::pair<int64_t, int>> tracked;  // in insertion order
